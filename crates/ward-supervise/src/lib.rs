@@ -1,0 +1,2 @@
+//! ward's interception core (being built).
+pub mod sys;

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs ward's whole test suite: unit tests, integration tests (real processes under a real
+# supervisor), the escape suite, and the root/unprivileged variants.
+# Installs what the tests need first (Debian packages, npm agents) when it can.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup-test-deps.sh
+export CARGO_TERM_COLOR=never
+cargo build --release --workspace --all-targets
+cargo test --release --workspace -- --test-threads=2
