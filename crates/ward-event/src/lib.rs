@@ -444,20 +444,76 @@ pub enum ReviewAnswer {
 /// The supervisor calls [`Decider::decide`] for every operation before carrying it out and
 /// [`Decider::observe`] with the finished event afterwards (so stateful filters such as taint
 /// learn what really happened). Implementations must be cheap, deterministic for the same
-/// state, and must not block: a [`Verdict::Review`] is handed to a [`Reviewer`] by the caller.
+/// state, and must not block.
+///
+/// A decision with `by == DecidedBy::Policy` and `verdict == Verdict::Review` asks for a
+/// review: the supervisor parks only the calling thread, asks its [`Reviewer`] on another
+/// thread, and turns the answer into the final decision with [`Decider::settle_review`].
 pub trait Decider: Send + Sync {
     /// Decides an operation. Must never panic; a failing filter yields a deny.
     fn decide(&self, actor: &Actor, op: &Operation) -> Decision;
     /// Learns the outcome of a finished operation.
     fn observe(&self, _event: &Event) {}
-    /// Settles a review: records session rules or persists "always" answers.
-    fn settle_review(&self, _actor: &Actor, _op: &Operation, _answer: ReviewAnswer) {}
+    /// Turns a reviewer's answer into the final decision, and remembers "allow for this
+    /// session" / "always" answers. The default allows on an allow answer and denies otherwise.
+    fn settle_review(
+        &self,
+        _actor: &Actor,
+        _op: &Operation,
+        pending: &Decision,
+        answer: ReviewAnswer,
+    ) -> Decision {
+        let (action, by) = match answer {
+            ReviewAnswer::AllowOnce | ReviewAnswer::AllowSession | ReviewAnswer::AllowAlways => {
+                (Action::Allow, DecidedBy::Reviewer)
+            }
+            ReviewAnswer::Deny => (Action::Deny, DecidedBy::Reviewer),
+            ReviewAnswer::Timeout => (Action::Deny, DecidedBy::Timeout),
+            ReviewAnswer::NoReviewer => (Action::Deny, DecidedBy::Headless),
+        };
+        Decision {
+            action,
+            by,
+            ..pending.clone()
+        }
+    }
 }
 
 /// Asks a person about an operation the policy wants reviewed.
 pub trait Reviewer: Send + Sync {
-    /// Blocks the calling thread until the person answers or the reviewer gives up.
+    /// Blocks the calling thread until the person answers, the timeout passes
+    /// ([`ReviewAnswer::Timeout`]) or there is nobody to ask ([`ReviewAnswer::NoReviewer`]).
     fn review(&self, actor: &Actor, op: &Operation, decision: &Decision) -> ReviewAnswer;
+}
+
+/// The reviewer of a session with nobody to ask.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoReviewer;
+
+impl Reviewer for NoReviewer {
+    fn review(&self, _actor: &Actor, _op: &Operation, _decision: &Decision) -> ReviewAnswer {
+        ReviewAnswer::NoReviewer
+    }
+}
+
+/// Where finished events go: the audit writer implements it. `record` must not block for
+/// long (the calling thread is serving a frozen syscall); the session id, sequence number and
+/// hash are filled in by the sink, in the order events arrive.
+pub trait EventSink: Send + Sync {
+    /// Takes one finished event.
+    fn record(&self, event: Event);
+}
+
+/// A sink that keeps events in memory (tests, `ward policy test`).
+#[derive(Debug, Default)]
+pub struct MemorySink(pub std::sync::Mutex<Vec<Event>>);
+
+impl EventSink for MemorySink {
+    fn record(&self, mut event: Event) {
+        let mut events = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        event.seq = events.len() as u64 + 1;
+        events.push(event);
+    }
 }
 
 /// The allow-everything decider of `--mode audit` without a policy.
