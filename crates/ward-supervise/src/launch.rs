@@ -13,6 +13,20 @@ use std::sync::{Arc, Mutex};
 use ward_event::{Actor, Decider, Decision, EventSink, OpKind, Operation, Outcome, PathBytes, Reviewer, Timestamp};
 
 
+/// The process-directed signals ward relays to the tree; blocked in every ward thread and read
+/// from a signalfd by the main thread.
+pub const RELAYED_SIGNALS: [i32; 9] = [
+    libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1, libc::SIGUSR2,
+    libc::SIGCHLD, libc::SIGWINCH, libc::SIGCONT,
+];
+
+/// Blocks [`RELAYED_SIGNALS`] in the calling thread. Call it first thing, before any thread
+/// (the audit writer, workers) is started, so that every thread inherits the mask and a
+/// Ctrl-C meant for the tree cannot kill ward through some thread that left it unblocked.
+pub fn block_relayed_signals() {
+    let _ = sys::block_signals(&RELAYED_SIGNALS);
+}
+
 /// Signal used to wake worker threads blocked in the kernel at shutdown.
 fn wake_signal() -> i32 {
     libc::SIGRTMIN() + 3
@@ -181,9 +195,8 @@ pub fn run(launch: Launch, cfg: SupervisorConfig) -> Result<RunResult, LaunchErr
 
     // Signals: workers block everything but the wake signal; the main thread reads the
     // process-directed signals from a signalfd.
-    let forwarded = [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1, libc::SIGUSR2, libc::SIGCHLD, libc::SIGWINCH, libc::SIGCONT];
     sys::install_interrupt_handler(wake_signal()).map_err(kernel("sigaction"))?;
-    let sigfd = sys::block_into_signalfd(&forwarded).map_err(kernel("signalfd"))?;
+    let sigfd = sys::block_into_signalfd(&RELAYED_SIGNALS).map_err(kernel("signalfd"))?;
 
     let shared = Arc::new(Shared {
         listener,

@@ -26,5 +26,5 @@ pub mod supervisor;
 pub mod syscalls;
 pub mod sys;
 
-pub use launch::{run, ExitKind, Launch, LaunchError, RunResult, SupervisorConfig};
+pub use launch::{block_relayed_signals, run, ExitKind, Launch, LaunchError, RunResult, SupervisorConfig};
 pub use supervisor::Enforcement;

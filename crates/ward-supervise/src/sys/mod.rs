@@ -346,6 +346,20 @@ pub fn set_signal_ignored(sig: i32, ignored: bool) {
     }
 }
 
+/// Blocks `signals` in the calling thread (inherited by threads it starts later).
+pub fn block_signals(signals: &[i32]) -> io::Result<()> {
+    // SAFETY: sigset_t is plain data initialised by sigemptyset before use.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid sigset_t for all of these calls; NULL old set is allowed.
+    unsafe {
+        libc::sigemptyset(&mut set);
+        for &s in signals {
+            libc::sigaddset(&mut set, s);
+        }
+        cvt_int(libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut())).map(drop)
+    }
+}
+
 /// Blocks `signals` in the calling thread and returns a signalfd reading them.
 pub fn block_into_signalfd(signals: &[i32]) -> io::Result<OwnedFd> {
     // SAFETY: sigset_t is plain data initialised by sigemptyset before use.

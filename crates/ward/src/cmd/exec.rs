@@ -56,6 +56,8 @@ pub struct InitSpec {
 pub struct InitArgs {}
 
 pub fn run(args: ExecArgs) -> anyhow::Result<u8> {
+    // Before any thread exists: every thread must inherit the blocked relayed signals.
+    ward_supervise::block_relayed_signals();
     let start = Timestamp::now();
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let argv: Vec<PathBytes> = args.command.iter().map(|a| PathBytes::from(a.clone())).collect();
