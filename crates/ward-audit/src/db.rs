@@ -43,22 +43,22 @@ CREATE TABLE IF NOT EXISTS events (
     path,                           -- TEXT when UTF-8, else BLOB; NULL when the event has none
     pid     INTEGER NOT NULL,
     ok      INTEGER NOT NULL,
-    line    TEXT NOT NULL,          -- the event's JSON line, the canonical form
-    PRIMARY KEY (session, seq)
-) WITHOUT ROWID;
+    line    TEXT NOT NULL           -- the event's JSON line, the canonical form
+);
+CREATE UNIQUE INDEX IF NOT EXISTS events_by_session ON events (session, seq);
 ";
 
 /// Opens (creating if needed) the database at `path` with ward's settings and schema.
 pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| AuditError::CreateDir {
+        std::fs::create_dir_all(dir).map_err(|cause| AuditError::CreateDir {
             path: dir.to_path_buf(),
-            source,
+            cause,
         })?;
     }
-    let open_err = |source: rusqlite::Error| AuditError::Open {
+    let open_err = |cause: rusqlite::Error| AuditError::Open {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
@@ -72,7 +72,7 @@ pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(AuditError::Open {
             path: path.to_path_buf(),
-            source: rusqlite::Error::InvalidParameterName(format!(
+            cause: rusqlite::Error::InvalidParameterName(format!(
                 "cannot switch to WAL journal mode (got {mode})"
             )),
         });
@@ -80,7 +80,7 @@ pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;")
         .map_err(open_err)?;
     ensure_schema(&conn).map_err(|e| match e {
-        AuditError::Sqlite(source) => open_err(source),
+        AuditError::Sqlite(cause) => open_err(cause),
         other => other,
     })?;
     Ok(conn)

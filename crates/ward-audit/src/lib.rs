@@ -70,20 +70,20 @@ use ward_event::{PathBytes, Timestamp};
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
     /// The directory of the database could not be created.
-    #[error("cannot create the audit directory {}: {source}", path.display())]
+    #[error("cannot create the audit directory {}: {cause}", path.display())]
     CreateDir {
         /// The directory.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The database could not be opened (unreadable, not a database, corrupt).
-    #[error("cannot open the audit database {}: {source}", path.display())]
+    #[error("cannot open the audit database {}: {cause}", path.display())]
     Open {
         /// The database file.
         path: PathBuf,
         /// Why.
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
     /// The database was created by a newer ward.
     #[error("the audit database has schema version {found}; this ward understands up to {known}: upgrade ward")]
@@ -122,10 +122,18 @@ pub enum AuditError {
     WriterThread(String),
     /// Any other SQLite error.
     #[error("audit database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     /// An I/O error outside SQLite (spill files, exports).
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+// Not `#[from]`: the message already holds the cause, and a source would print it twice in
+// error chains (`ward: …: file is not a database: file is not a database`).
+impl From<rusqlite::Error> for AuditError {
+    fn from(e: rusqlite::Error) -> Self {
+        AuditError::Sqlite(e)
+    }
 }
 
 /// A new session id, `YYYYMMDD-HHMMSS-xxxx`: the UTC start time and 4 random hex digits, so ids

@@ -358,13 +358,9 @@ struct State {
 impl State {
     fn run(mut self, rx: Receiver<Msg>) -> WriteSummary {
         let mut seal = None;
-        'outer: loop {
-            // Wait for the first event of a batch, then gather more until the batch is full
-            // or the interval has passed.
-            let first = match rx.recv() {
-                Ok(m) => m,
-                Err(_) => break,
-            };
+        // Wait for the first event of a batch, then gather more until the batch is full or
+        // the interval has passed.
+        'outer: while let Ok(first) = rx.recv() {
             match first {
                 Msg::Event(e) => self.push(*e),
                 Msg::Finish { exit_code, end } => {
