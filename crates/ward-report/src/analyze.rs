@@ -5,7 +5,7 @@
 //! | number | definition |
 //! | --- | --- |
 //! | files read | distinct paths of successful `file.read` events, leaving out opens with `O_DIRECTORY` (a directory opened to be listed is a directory scan, not a file) |
-//! | files written | distinct paths of successful `file.write` and `file.create` events, `file.link` names and `file.rename` destinations |
+//! | files written | distinct paths of successful `file.write` and `file.create` events (not `mkdir`), `file.link` names and `file.rename` destinations |
 //! | files in / outside the project | the union of both sets, split by whether the path is under the project directory |
 //! | directory scans | successful `dir.list` events (one per directory listing: the first `getdents64` on a freshly opened fd), not made unique |
 //! | subprocesses | distinct paths of successful `proc.exec` events, the session's own command included |
@@ -425,6 +425,8 @@ pub fn analyze(s: &Session, opts: &Options) -> SessionReport {
         // Files.
         let file_target: Option<&[u8]> = match kind {
             OpKind::FileRead if !has_flag(e.op.flags.as_deref(), "O_DIRECTORY") => path,
+            // A directory made is not a file written.
+            OpKind::FileCreate if e.op.syscall.starts_with("mkdir") => None,
             OpKind::FileWrite | OpKind::FileCreate | OpKind::FileLink => path,
             OpKind::FileRename => e.op.path2.as_ref().map(|p| p.as_bytes()),
             _ => None,
@@ -738,9 +740,9 @@ fn findings(
         out.push(Finding {
             kind: "environ-sweep".into(),
             text: format!(
-                "opened /proc/<pid>/environ of {} other processes: {} attempts, {} succeeded ({}); by {}",
-                crate::render::thousands(env.distinct_pids),
-                crate::render::thousands(env.attempted),
+                "opened /proc/<pid>/environ of {}: {}, {} succeeded ({}); by {}",
+                plural(env.distinct_pids, "other process", "other processes"),
+                plural(env.attempted, "attempt", "attempts"),
                 crate::render::thousands(env.succeeded),
                 plural(env.succeeded_pids, "PID", "PIDs"),
                 names(&env.executables)

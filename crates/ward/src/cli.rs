@@ -35,6 +35,9 @@ pub enum Command {
         /// Shell to generate completions for.
         shell: clap_complete::Shell,
     },
+    /// Internal: the scripted agent of `ward demo` (not for direct use).
+    #[command(name = "__demo-agent", hide = true)]
+    DemoAgent(cmd::report::DemoAgentArgs),
     /// Internal: the first process of a supervised tree (not for direct use).
     #[command(name = "__init", hide = true)]
     Init(cmd::exec::InitArgs),

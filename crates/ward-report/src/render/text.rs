@@ -84,6 +84,15 @@ fn wrap(s: &str, first_prefix: &str, indent: usize, width: usize) -> Vec<String>
 
 /// Lays out a table: column `flex` shrinks (middle-cut) so each line fits `width`.
 fn table(out: &mut String, header: &[String], rows: &[Vec<String>], flex: usize, width: usize, style: &Style) {
+    // Columns whose every cell is a number (or `-`) are right-aligned.
+    let numeric: Vec<bool> = (0..header.len())
+        .map(|c| {
+            c > 0
+                && rows.iter().all(|r| {
+                    r[c] == "-" || r[c].trim_end_matches('s').chars().all(|ch| ch.is_ascii_digit() || ch == ',' || ch == '.')
+                })
+        })
+        .collect();
     let ncol = header.len();
     let mut w: Vec<usize> = (0..ncol)
         .map(|c| {
@@ -111,12 +120,11 @@ fn table(out: &mut String, header: &[String], rows: &[Vec<String>], flex: usize,
         let mut s = String::new();
         for (c, cell) in cells.iter().enumerate() {
             let cell = shorten(cell, w[c]);
-            if c + 1 == ncol {
+            if numeric[c] {
+                let _ = write!(s, "{cell:>width$}  ", width = w[c]);
+            } else if c + 1 == ncol {
                 s.push_str(&cell);
-            } else if c == 0 {
-                let _ = write!(s, "{cell:<width$}  ", width = w[c]);
             } else {
-                // Numbers and counts right-aligned reads better; text cells left.
                 let _ = write!(s, "{cell:<width$}  ", width = w[c]);
             }
         }

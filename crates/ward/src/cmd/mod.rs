@@ -18,6 +18,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Audit(args) => audit::run(args),
         Command::Report(args) => report::run(args),
         Command::Demo(args) => report::run_demo(args),
+        Command::DemoAgent(args) => report::run_demo_agent(args),
         Command::Policy(args) => policy::run(args),
         Command::Config(args) => policy::run_config(args),
         Command::Sandbox(args) => sandbox::run(args),
