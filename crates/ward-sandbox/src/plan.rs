@@ -1,0 +1,275 @@
+//! What the sandbox is asked to build ([`SandboxPlan`], produced from the policy's settings)
+//! and its resolved form ([`Resolved`]: canonical, existing paths only).
+
+use crate::SandboxError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// How strongly the tree is confined.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Namespaces + Landlock + wall; the project, a private `/tmp` and the extra roots writable.
+    WorkspaceWrite,
+    /// As `WorkspaceWrite` but the project is read-only too (only `/tmp` and the extra roots
+    /// stay writable).
+    ReadOnly,
+    /// No namespaces (they are unavailable): Landlock and the seccomp wall only.
+    LandlockOnly,
+    /// No sandbox; the supervisor alone.
+    Off,
+}
+
+impl SandboxMode {
+    /// The name used on the command line and in config (`workspace-write`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::LandlockOnly => "landlock-only",
+            SandboxMode::Off => "off",
+        }
+    }
+
+    /// Parses [`SandboxMode::as_str`]'s names.
+    pub fn parse(s: &str) -> Option<SandboxMode> {
+        [Self::WorkspaceWrite, Self::ReadOnly, Self::LandlockOnly, Self::Off]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+
+    /// Whether the mode builds namespaces.
+    pub fn uses_namespaces(self) -> bool {
+        matches!(self, SandboxMode::WorkspaceWrite | SandboxMode::ReadOnly)
+    }
+}
+
+/// Network access of the tree.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetPlan {
+    /// A network namespace of its own: loopback inside works, nothing outside is reachable.
+    Off,
+    /// The host's network; the supervisor filters connects by domain.
+    Host,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Everything [`crate::enter`] and [`crate::seal`] need. Paths must be absolute.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct SandboxPlan {
+    /// How strongly to confine.
+    pub mode: SandboxMode,
+    /// The project directory (writable under `WorkspaceWrite`).
+    pub project: PathBuf,
+    /// The invoking user's home directory.
+    pub home: PathBuf,
+    /// Extra writable roots.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+    /// Paths kept read-only inside writable roots (`.git/hooks`, `.git/config`, shell rc
+    /// files, `.ward.toml`, `.vscode`, `.idea`, …). Missing ones are skipped (no stubs).
+    #[serde(default)]
+    pub protected: Vec<PathBuf>,
+    /// Paths made unreadable (`~/.ssh`, `~/.aws`, `~/.npmrc`, …). Missing ones are skipped.
+    #[serde(default)]
+    pub secrets: Vec<PathBuf>,
+    /// Network access.
+    pub network: NetPlan,
+    /// Whether `socket(AF_NETLINK, …, NETLINK_ROUTE)` is allowed (some tools list interfaces).
+    #[serde(default)]
+    pub allow_netlink_route: bool,
+    /// The invoking user (informational: the maps always use the caller's own ids).
+    pub uid: u32,
+    /// The invoking user's group.
+    pub gid: u32,
+    /// Where the command starts; default: the current directory when `enter` runs.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// Whether the supervisor's notification filter sits on top of the wall. When true (the
+    /// default), calls the supervisor traps itself get `SECCOMP_RET_TRACE` (ENOSYS without
+    /// the supervisor) so its `USER_NOTIF` wins and records an event; when false they get
+    /// their errno directly (tests, the wall on its own).
+    #[serde(default = "yes")]
+    pub supervised: bool,
+}
+
+/// Paths under `project` and `home` that stay read-only even in writable roots.
+pub fn default_protected(project: &Path, home: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = [".git/hooks", ".git/config", ".ward.toml", ".vscode", ".idea", ".envrc"]
+        .iter()
+        .map(|p| project.join(p))
+        .collect();
+    for rc in [
+        ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
+        ".zlogin", ".config/fish", ".gitconfig", ".config/git",
+    ] {
+        v.push(project.join(rc));
+        v.push(home.join(rc));
+    }
+    v
+}
+
+/// Credential locations under `home` that are unreadable in the sandbox.
+pub fn default_secrets(home: &Path) -> Vec<PathBuf> {
+    [
+        ".ssh", ".aws", ".gnupg", ".npmrc", ".pypirc", ".netrc", ".docker/config.json", ".kube",
+        ".config/gcloud", ".azure", ".config/gh/hosts.yml", ".git-credentials", ".cargo/credentials",
+        ".cargo/credentials.toml", ".password-store", ".local/share/keyrings", ".vault-token",
+    ]
+    .iter()
+    .map(|p| home.join(p))
+    .collect()
+}
+
+impl SandboxPlan {
+    /// A plan with the default protected and secret lists, network off, for the current user.
+    pub fn new(mode: SandboxMode, project: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        let project = project.into();
+        let home = home.into();
+        SandboxPlan {
+            mode,
+            protected: default_protected(&project, &home),
+            secrets: default_secrets(&home),
+            project,
+            home,
+            writable: Vec::new(),
+            network: NetPlan::Off,
+            allow_netlink_route: false,
+            uid: crate::sys::geteuid(),
+            gid: crate::sys::getegid(),
+            cwd: None,
+            supervised: true,
+        }
+    }
+}
+
+/// A plan with canonical paths, only those that exist, sorted so parents come first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    pub mode: SandboxMode,
+    pub project: PathBuf,
+    /// Writable roots (the project first under `WorkspaceWrite`), no duplicates.
+    pub writable: Vec<PathBuf>,
+    /// Protected paths that exist and lie inside a writable root.
+    pub protected: Vec<PathBuf>,
+    /// Secret paths that exist.
+    pub secrets: Vec<PathBuf>,
+    pub network: NetPlan,
+    pub cwd: PathBuf,
+}
+
+fn canonical_existing(p: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(p).ok()
+}
+
+fn absolute(p: &Path, what: &str) -> Result<(), SandboxError> {
+    if p.is_absolute() {
+        Ok(())
+    } else {
+        Err(SandboxError::Plan(format!("{what} {} is not an absolute path", p.display())))
+    }
+}
+
+impl Resolved {
+    pub fn from_plan(plan: &SandboxPlan) -> Result<Resolved, SandboxError> {
+        absolute(&plan.project, "project")?;
+        absolute(&plan.home, "home")?;
+        let project = canonical_existing(&plan.project).ok_or_else(|| {
+            SandboxError::Plan(format!("project {} does not exist", plan.project.display()))
+        })?;
+        let mut writable = Vec::new();
+        if plan.mode != SandboxMode::ReadOnly {
+            writable.push(project.clone());
+        }
+        for w in &plan.writable {
+            absolute(w, "writable root")?;
+            if let Some(c) = canonical_existing(w) {
+                if !writable.contains(&c) {
+                    writable.push(c);
+                }
+            }
+        }
+        let mut protected = Vec::new();
+        for p in &plan.protected {
+            absolute(p, "protected path")?;
+            if let Some(c) = canonical_existing(p) {
+                let inside = writable.iter().any(|w| c.starts_with(w));
+                if inside && !protected.contains(&c) && !writable.contains(&c) {
+                    protected.push(c);
+                }
+            }
+        }
+        let mut secrets = Vec::new();
+        for s in &plan.secrets {
+            absolute(s, "secret path")?;
+            if let Some(c) = canonical_existing(s) {
+                if !secrets.contains(&c) && c != Path::new("/") {
+                    secrets.push(c);
+                }
+            }
+        }
+        let by_depth = |v: &mut Vec<PathBuf>| v.sort_by_key(|p| (p.components().count(), p.clone()));
+        by_depth(&mut writable);
+        by_depth(&mut protected);
+        by_depth(&mut secrets);
+        let cwd = match &plan.cwd {
+            Some(c) => c.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| project.clone()),
+        };
+        Ok(Resolved {
+            mode: plan.mode,
+            project,
+            writable,
+            protected,
+            secrets,
+            network: plan.network,
+            cwd,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolution_keeps_only_existing_paths_inside_writable_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("proj");
+        std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+        std::fs::write(project.join(".git/config"), "").unwrap();
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".bashrc"), "").unwrap();
+        let mut plan = SandboxPlan::new(SandboxMode::WorkspaceWrite, &project, &home);
+        plan.writable.push(root.join("missing"));
+        let r = Resolved::from_plan(&plan).unwrap();
+        assert_eq!(r.writable, vec![project.clone()]);
+        // ~/.bashrc exists but lies outside every writable root: read-only anyway.
+        assert_eq!(r.protected, vec![project.join(".git/config"), project.join(".git/hooks")]);
+        assert_eq!(r.secrets, vec![home.join(".ssh")]);
+
+        plan.mode = SandboxMode::ReadOnly;
+        let r = Resolved::from_plan(&plan).unwrap();
+        assert!(r.writable.is_empty() && r.protected.is_empty());
+    }
+
+    #[test]
+    fn relative_paths_are_refused() {
+        let plan = SandboxPlan::new(SandboxMode::WorkspaceWrite, "proj", "/root");
+        assert!(matches!(Resolved::from_plan(&plan), Err(SandboxError::Plan(_))));
+    }
+
+    #[test]
+    fn plan_round_trips_through_json_with_defaults() {
+        let json = r#"{"mode":"workspace-write","project":"/p","home":"/h","network":"off","uid":1,"gid":2}"#;
+        let plan: SandboxPlan = serde_json::from_str(json).unwrap();
+        assert!(plan.supervised && plan.writable.is_empty() && plan.cwd.is_none());
+        assert_eq!(SandboxMode::parse("landlock-only"), Some(SandboxMode::LandlockOnly));
+    }
+}
