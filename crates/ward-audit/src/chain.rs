@@ -37,10 +37,13 @@ pub fn link(prev: &Hash, unhashed: &[u8]) -> Hash {
 }
 
 /// `{…}` + hash → `{…,"hash":"<hex>"}`: the same text as `Event::to_json` with the hash set.
-pub fn with_hash(unhashed: &str, hash_hex: &str) -> String {
-    let body = unhashed.strip_suffix('}').unwrap_or(unhashed);
-    let mut line = String::with_capacity(body.len() + hash_hex.len() + 12);
-    line.push_str(body);
+/// Reuses the unhashed line's buffer.
+pub fn with_hash(unhashed: String, hash_hex: &str) -> String {
+    let mut line = unhashed;
+    if line.ends_with('}') {
+        line.pop();
+    }
+    line.reserve(hash_hex.len() + 12);
     line.push_str(",\"hash\":\"");
     line.push_str(hash_hex);
     line.push_str("\"}");
@@ -75,7 +78,7 @@ mod tests {
     #[test]
     fn with_hash_and_split_hash_are_inverse() {
         let h = hex::encode(link(&genesis("s"), b"{\"v\":1}"));
-        let line = with_hash("{\"v\":1}", &h);
+        let line = with_hash("{\"v\":1}".to_string(), &h);
         assert_eq!(line, format!("{{\"v\":1,\"hash\":\"{h}\"}}"));
         let (unhashed, got) = split_hash(&line).unwrap();
         assert_eq!(unhashed, "{\"v\":1}");

@@ -205,7 +205,6 @@ impl Writer {
             conn,
             session: meta.id.clone(),
             prev: chain::genesis(&meta.id),
-            last_hex: None,
             seq: 0,
             stored: 0,
             spilled: 0,
@@ -337,7 +336,6 @@ struct State {
     conn: Connection,
     session: String,
     prev: Hash,
-    last_hex: Option<String>,
     seq: u64,
     stored: u64,
     spilled: u64,
@@ -405,7 +403,7 @@ impl State {
             spilled: self.spilled,
             spill_path: self.spill_path,
             lost: self.lost,
-            final_hash: Some(self.last_hex.unwrap_or_else(|| hex::encode(self.prev))),
+            final_hash: Some(hex::encode(self.prev)),
             sealed,
             busy_retries: self.busy_retries,
             backpressure_waits: self.waits.load(Ordering::Relaxed),
@@ -422,9 +420,11 @@ impl State {
         event.hash = None;
         let unhashed = event.to_json_unhashed();
         self.prev = chain::link(&self.prev, unhashed.as_bytes());
-        let hex = hex::encode(self.prev);
-        let line = chain::with_hash(&unhashed, &hex);
-        self.last_hex = Some(hex);
+        let mut hex = [0u8; 64];
+        // 64 bytes is exactly twice the digest: encoding cannot fail.
+        let _ = hex::encode_to_slice(self.prev, &mut hex);
+        let hex = std::str::from_utf8(&hex).unwrap_or_default();
+        let line = chain::with_hash(unhashed, hex);
         if let Some(out) = self.jsonl.as_mut() {
             let res = out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n"));
             if let Err(e) = res {
@@ -605,7 +605,7 @@ impl State {
     fn seal(&mut self, exit_code: Option<i32>, end: Timestamp) -> bool {
         let session = self.session.clone();
         let (events, stored, lost) = (self.seq, self.stored, self.lost);
-        let hash = self.last_hex.clone().unwrap_or_else(|| hex::encode(self.prev));
+        let hash = hex::encode(self.prev);
         let spill = self.spill_path.as_ref().map(|p| p.as_os_str().as_bytes().to_vec());
         let res = self.with_retry("sealing the session", |conn| {
             conn.execute(

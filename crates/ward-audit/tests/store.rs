@@ -406,6 +406,114 @@ fn a_full_database_spills_and_verify_follows_the_spill_file() {
 }
 
 #[test]
+fn when_the_spill_directory_fails_too_events_go_to_the_temp_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let id = new_session_id(Timestamp::now());
+    Store::open(&db).unwrap();
+    let pages: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    let not_a_dir = dir.path().join("file");
+    std::fs::write(&not_a_dir, "x").unwrap();
+    let opts = WriterOptions {
+        max_db_pages: Some(pages as u64 + 2),
+        spill_dir: Some(not_a_dir.join("spill")),
+        ..WriterOptions::default()
+    };
+    let w = Writer::start_with(&db, meta(&id), None, opts).unwrap();
+    for p in numbered(300) {
+        w.sink().record(event(p));
+    }
+    let summary = w.finish(Some(0), Timestamp::now()).unwrap();
+    let spill = summary.spill_path.clone().expect("spilled somewhere");
+    let _cleanup = scopeguard(spill.clone());
+    assert_eq!(spill, std::env::temp_dir().join(format!("ward-spill-{id}.jsonl")));
+    assert_eq!(summary.stored + summary.spilled, 300, "{summary:?}");
+    assert!(summary.errors.iter().any(|e| e.contains(&not_a_dir.display().to_string())), "{summary:?}");
+    assert_eq!(std::fs::read_to_string(&spill).unwrap().lines().count() as u64, summary.spilled);
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn scopeguard(p: PathBuf) -> RemoveOnDrop {
+    RemoveOnDrop(p)
+}
+
+/// A real full disk: a 256 KiB tmpfs holds the database, in a private mount namespace. Runs
+/// `tmpfs_child` (below) in a child process; needs root and `unshare`, and says so when skipped.
+#[test]
+fn a_real_full_disk_is_reported_and_spilled() {
+    let is_root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let has_unshare = std::process::Command::new("unshare").arg("--help").output().is_ok();
+    if !is_root || !has_unshare {
+        eprintln!("skipped: a tmpfs full disk needs root and unshare(1); the max_page_count test covers the logic");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("tiny");
+    std::fs::create_dir(&mnt).unwrap();
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(r#"mount -t tmpfs -o size=256k tmpfs "$1" && exec "$2" --exact tmpfs_child --ignored --nocapture --test-threads=1"#)
+        .arg("sh")
+        .arg(&mnt)
+        .arg(std::env::current_exe().unwrap())
+        .env("WARD_AUDIT_TMPFS", &mnt)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("mount:") || stderr.contains("unshare:") {
+        eprintln!("skipped: cannot mount a tmpfs here: {stderr}");
+        return;
+    }
+    assert!(out.status.success() && stdout.contains("TMPFS-CHILD-OK"), "stdout:\n{stdout}\nstderr:\n{stderr}");
+}
+
+#[test]
+#[ignore = "run by a_real_full_disk_is_reported_and_spilled inside a tmpfs"]
+fn tmpfs_child() {
+    let Some(mnt) = std::env::var_os("WARD_AUDIT_TMPFS") else {
+        return;
+    };
+    let db = Path::new(&mnt).join("audit.db");
+    let id = new_session_id(Timestamp::now());
+    let w = Writer::start_with(&db, meta(&id), None, WriterOptions { batch_size: 100, ..Default::default() }).unwrap();
+    for p in numbered(5000) {
+        w.sink().record(event(p));
+    }
+    let summary = w.finish(Some(0), Timestamp::now()).unwrap();
+    println!("{summary:?}");
+    let spill = summary.spill_path.clone().expect("spilled");
+    let _cleanup = RemoveOnDrop(spill.clone());
+    assert!(summary.stored > 0 && summary.stored < 5000, "{summary:?}");
+    assert_eq!(summary.stored + summary.spilled, 5000, "{summary:?}");
+    assert_eq!(summary.lost, 0);
+    // The spill directory next to the database is on the full disk too.
+    assert!(spill.starts_with(std::env::temp_dir()), "{summary:?}");
+    let problem = summary.problem().unwrap();
+    assert!(problem.contains("full"), "{problem}");
+    assert!(problem.contains(&spill.display().to_string()), "{problem}");
+    // What was committed is intact and readable.
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.events(&id).unwrap().len() as u64, summary.stored);
+    let report = store.verify(&id).unwrap();
+    assert!(report.is_ok() || !report.sealed, "{report}");
+    println!("TMPFS-CHILD-OK");
+}
+
+#[test]
 fn two_sessions_can_write_the_same_database_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
