@@ -499,8 +499,8 @@ mod tests {
         assert_eq!(eval(&ALONE, p, [0, 0, 0, 0, 0, 0]), ret::ALLOW);
         assert_eq!(eval(&ALONE, p, [0x0040000, 0, 0, 0, 0, 0]), eperm);
         let i = libc::SYS_ioctl;
-        assert_eq!(eval(&ALONE, i, [0, libc::TIOCSTI as u64, 0, 0, 0, 0]), eperm);
-        assert_eq!(eval(&ALONE, i, [0, libc::TIOCGWINSZ as u64, 0, 0, 0, 0]), ret::ALLOW);
+        assert_eq!(eval(&ALONE, i, [0, libc::TIOCSTI, 0, 0, 0, 0]), eperm);
+        assert_eq!(eval(&ALONE, i, [0, libc::TIOCGWINSZ, 0, 0, 0, 0]), ret::ALLOW);
         let sc = libc::SYS_seccomp;
         assert_eq!(eval(&ALONE, sc, [1, 8, 0, 0, 0, 0]), eperm);
         assert_eq!(eval(&ALONE, sc, [1, 0, 0, 0, 0, 0]), ret::ALLOW);

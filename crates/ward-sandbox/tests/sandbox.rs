@@ -1,0 +1,513 @@
+//! The sandbox for real: each test runs the `ward-sandbox-probe` helper (enter + seal + exec,
+//! what `ward __init` does without the supervisor) in a fresh directory under /var/tmp (not
+//! /tmp: the sandbox's private /tmp would hide it), first without the sandbox to show the
+//! attempt works there, then inside to show it fails.
+//!
+//! Every test runs once per user: as the current user and, when that is root, again as the
+//! unprivileged `wardtest` user (created with `useradd` if missing) through `setpriv`.
+//! Synchronisation is by pipes only.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const TEST_USER: &str = "wardtest";
+
+#[derive(Clone, Debug)]
+struct User {
+    name: String,
+    uid: u32,
+    gid: u32,
+    /// Run through setpriv (root testing the unprivileged path).
+    switch: bool,
+}
+
+fn id_of(name: &str, flag: &str) -> Option<u32> {
+    let out = Command::new("id").arg(flag).arg(name).output().ok()?;
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+}
+
+/// The users each test runs as.
+fn users() -> Vec<User> {
+    static USERS: OnceLock<Vec<User>> = OnceLock::new();
+    USERS
+        .get_or_init(|| {
+            let me = User {
+                name: "self".into(),
+                uid: ward_sandbox::sys::geteuid(),
+                gid: ward_sandbox::sys::getegid(),
+                switch: false,
+            };
+            let mut v = vec![me.clone()];
+            if me.uid == 0 {
+                if id_of(TEST_USER, "-u").is_none() {
+                    let _ = Command::new("useradd").args(["-m", TEST_USER]).status();
+                }
+                match (id_of(TEST_USER, "-u"), id_of(TEST_USER, "-g")) {
+                    (Some(uid), Some(gid)) => v.push(User {
+                        name: TEST_USER.into(),
+                        uid,
+                        gid,
+                        switch: true,
+                    }),
+                    _ => eprintln!(
+                        "SKIPPED: the unprivileged variants: user {TEST_USER} does not exist and `useradd -m {TEST_USER}` failed"
+                    ),
+                }
+            }
+            v
+        })
+        .clone()
+}
+
+/// Whether every user may execute `path` (each folder on the way searchable by others).
+fn executable_by_all(path: &Path) -> bool {
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    mode(path) & 0o001 != 0 && path.ancestors().skip(1).all(|a| mode(a) & 0o001 != 0)
+}
+
+/// The probe binary, where every test user can execute it (copied to /var/tmp if the build
+/// folder is private).
+fn probe() -> PathBuf {
+    static PROBE: OnceLock<PathBuf> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let built = PathBuf::from(env!("CARGO_BIN_EXE_ward-sandbox-probe"));
+            if executable_by_all(&built) {
+                return built;
+            }
+            let dir = Path::new("/var/tmp/ward-sandbox-probe");
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let tmp = dir.join(format!("probe.{}", std::process::id()));
+            std::fs::copy(&built, &tmp).unwrap();
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let dst = dir.join("probe");
+            std::fs::rename(&tmp, &dst).unwrap();
+            dst
+        })
+        .clone()
+}
+
+/// A fresh project, home and outside folder owned by the test user.
+struct Env {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    project: PathBuf,
+    home: PathBuf,
+    outside: PathBuf,
+    user: User,
+}
+
+fn chown_tree(p: &Path, uid: u32, gid: u32) {
+    std::os::unix::fs::lchown(p, Some(uid), Some(gid)).unwrap();
+    if p.is_dir() && !p.is_symlink() {
+        for e in std::fs::read_dir(p).unwrap() {
+            chown_tree(&e.unwrap().path(), uid, gid);
+        }
+    }
+}
+
+impl Env {
+    fn new(user: &User) -> Env {
+        let dir = tempfile::Builder::new().prefix("ward-sandbox-").tempdir_in("/var/tmp").unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let project = base.join("project");
+        let home = base.join("home");
+        let outside = base.join("outside");
+        for d in [&project, &home.join(".ssh"), &outside] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(home.join(".bashrc"), "# rc\n").unwrap();
+        std::fs::write(home.join(".ssh/authorized_keys"), "ssh-ed25519 AAAA user\n").unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY\n").unwrap();
+        std::fs::write(project.join("file"), "data\n").unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("link")).unwrap();
+        let env = Env {
+            _dir: dir,
+            base,
+            project,
+            home,
+            outside,
+            user: user.clone(),
+        };
+        env.git("init -q -b main . && git add file && git commit -qm initial");
+        chown_tree(&env.base, user.uid, user.gid);
+        env
+    }
+
+    /// Runs a shell command as the test user, outside any sandbox.
+    fn sh_native(&self, script: &str) -> Output {
+        self.command(&["/bin/sh", "-c", script]).output().unwrap()
+    }
+
+    fn git(&self, args: &str) {
+        let out = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!("git {args}"))
+            .current_dir(&self.project)
+            .envs(self.vars())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("HOME", self.home.display().to_string()),
+            ("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin".into()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+            ("GIT_AUTHOR_NAME", "t".into()),
+            ("GIT_AUTHOR_EMAIL", "t@example.test".into()),
+            ("GIT_COMMITTER_NAME", "t".into()),
+            ("GIT_COMMITTER_EMAIL", "t@example.test".into()),
+            ("P", self.project.display().to_string()),
+            ("OUT", self.outside.display().to_string()),
+            ("LC_ALL", "C".into()),
+        ]
+    }
+
+    fn command(&self, argv: &[&str]) -> Command {
+        let mut c = if self.user.switch {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid", &self.user.name, "--regid", &self.user.name, "--init-groups", "--"]);
+            c.args(argv);
+            c
+        } else {
+            let mut c = Command::new(argv[0]);
+            c.args(&argv[1..]);
+            c
+        };
+        c.env_clear().envs(self.vars()).current_dir(&self.project).stdin(Stdio::null());
+        c
+    }
+
+    fn plan(&self, mode: &str, supervised: bool) -> PathBuf {
+        let plan = serde_json::json!({
+            "mode": mode,
+            "project": self.project,
+            "home": self.home,
+            "protected": ward_sandbox::default_protected(&self.project, &self.home),
+            "secrets": ward_sandbox::default_secrets(&self.home),
+            "network": "off",
+            "uid": self.user.uid,
+            "gid": self.user.gid,
+            "cwd": self.project,
+            "supervised": supervised,
+        });
+        let path = self.base.join(format!("plan-{mode}-{supervised}.json"));
+        std::fs::write(&path, plan.to_string()).unwrap();
+        std::os::unix::fs::chown(&path, Some(self.user.uid), Some(self.user.gid)).unwrap();
+        path
+    }
+
+    /// Runs `script` with `sh -c` inside the sandbox of `mode`.
+    fn sh_in(&self, mode: &str, script: &str) -> Output {
+        let plan = self.plan(mode, false);
+        let probe = probe();
+        self.command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .output()
+            .unwrap()
+    }
+
+    /// Runs a built-in probe; returns its `result:` line (or the status if it had none).
+    fn builtin(&self, mode: &str, supervised: bool, seal: bool, name: &str, arg: Option<&str>) -> String {
+        let plan = self.plan(mode, supervised);
+        let probe = probe();
+        let mut argv = vec![probe.to_str().unwrap(), plan.to_str().unwrap()];
+        if !seal {
+            argv.push("--no-seal");
+        }
+        argv.extend(["--builtin", name]);
+        argv.extend(arg);
+        let out = self.command(&argv).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        match stdout.lines().find_map(|l| l.strip_prefix("result: ")) {
+            Some(r) => r.to_string(),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                format!(
+                    "exit={:?} signal={:?} {}",
+                    out.status.code(),
+                    out.status.signal(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+            }
+        }
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Lines `ok NAME` / `fail NAME` printed by an attack script.
+fn verdicts(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()
+}
+
+const ATTACKS: &str = r##"
+t() { name=$1; shift; if ( "$@" ) 2>/dev/null; then echo "ok $name"; else echo "fail $name"; fi; }
+t bashrc sh -c 'echo evil >> "$HOME/.bashrc"'
+t authorized_keys sh -c 'echo evil >> "$HOME/.ssh/authorized_keys"'
+t read_key sh -c 'cat "$HOME/.ssh/id_ed25519" | grep -q PRIVATE'
+t outside sh -c 'echo evil > "$OUT/planted"'
+t symlink sh -c 'echo evil > "$P/link/via-link"'
+t rename sh -c 'mv "$P/file" "$OUT/moved" && test -e "$OUT/moved"'
+t hook sh -c 'echo "#!/bin/sh" > "$P/.git/hooks/pre-commit"'
+t fsmonitor_append sh -c 'printf "[core]\n\tfsmonitor = evil\n" >> "$P/.git/config"'
+t fsmonitor_git git config core.fsmonitor evil
+"##;
+
+const ATTACK_NAMES: [&str; 9] = [
+    "bashrc", "authorized_keys", "read_key", "outside", "symlink", "rename", "hook", "fsmonitor_append",
+    "fsmonitor_git",
+];
+
+#[test]
+fn workspace_write_blocks_writes_outside_and_to_protected_paths() {
+    for user in users() {
+        // Natively every attack works.
+        let native = Env::new(&user);
+        let got = verdicts(&native.sh_native(ATTACKS));
+        let want: Vec<String> = ATTACK_NAMES.iter().map(|n| format!("ok {n}")).collect();
+        assert_eq!(got, want, "as {}: natively every attack must work", user.name);
+
+        // In the sandbox every one fails, and nothing changed on disk.
+        let env = Env::new(&user);
+        let out = env.sh_in("workspace-write", ATTACKS);
+        let want: Vec<String> = ATTACK_NAMES.iter().map(|n| format!("fail {n}")).collect();
+        assert_eq!(verdicts(&out), want, "as {}:\n{}", user.name, text(&out));
+        assert_eq!(std::fs::read_to_string(env.home.join(".bashrc")).unwrap(), "# rc\n");
+        assert!(!std::fs::read_to_string(env.home.join(".ssh/authorized_keys")).unwrap().contains("evil"));
+        assert_eq!(std::fs::read_dir(&env.outside).unwrap().count(), 0);
+        assert!(env.project.join("file").exists());
+        assert!(!env.project.join(".git/hooks/pre-commit").exists());
+        assert!(!std::fs::read_to_string(env.project.join(".git/config")).unwrap().contains("fsmonitor"));
+    }
+}
+
+fn listing(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if p.file_name() == Some(".git".as_ref()) && d == root {
+                continue;
+            }
+            out.push(p.strip_prefix(root).unwrap().display().to_string());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn git_works_inside_and_leaves_nothing_behind() {
+    for user in users() {
+        let env = Env::new(&user);
+        let home_before = listing(&env.home);
+        let script = r#"set -ex
+echo change >> file
+echo new > new.txt
+git add -A
+git commit -qm "work in the sandbox"
+git checkout -qb feature
+echo more >> file
+git stash -q
+git stash list | grep -q "on feature"
+git stash pop -q
+git commit -qam second
+mkdir sub && cd sub && git init -q && echo x > x && git add x && git commit -qm sub && cd ..
+rm -rf sub
+mktemp >/dev/null
+echo done
+"#;
+        let out = env.sh_in("workspace-write", script);
+        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).ends_with("done\n"), "as {}:\n{}", user.name, text(&out));
+        // Outside, afterwards: the work is there and the tree is clean.
+        let status = env.sh_native("git status --porcelain --ignored && git log --format=%s && git branch --show-current");
+        assert_eq!(
+            String::from_utf8_lossy(&status.stdout),
+            "second\nwork in the sandbox\ninitial\nfeature\n",
+            "as {}: {}",
+            user.name,
+            text(&status)
+        );
+        assert_eq!(listing(&env.project), vec!["file", "link", "new.txt"], "as {}: no stub files", user.name);
+        assert_eq!(listing(&env.home), home_before, "as {}: nothing left in home", user.name);
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        assert!(!mounts.contains(env.base.to_str().unwrap()), "a mount leaked to the host");
+    }
+}
+
+#[test]
+fn read_only_mode_keeps_the_project_read_only_but_tmp_writable() {
+    for user in users() {
+        let env = Env::new(&user);
+        let out = env.sh_in("read-only", "echo x > \"$P/new\" || echo blocked; echo y > /tmp/t && cat /tmp/t");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "blocked\ny\n", "as {}:\n{}", user.name, text(&out));
+        assert!(!env.project.join("new").exists());
+    }
+}
+
+#[test]
+fn landlock_only_confines_without_namespaces() {
+    for user in users() {
+        let env = Env::new(&user);
+        let script = format!("{ATTACKS}\nt project_write sh -c 'echo ok > \"$P/inside\"'\n");
+        let out = env.sh_in("landlock-only", &script);
+        let got = verdicts(&out);
+        // Landlock alone stops writes outside the project and reading the key; protected
+        // paths inside the project are the supervisor's and the git guard's job in this mode.
+        for name in ["bashrc", "authorized_keys", "read_key", "outside", "symlink", "rename"] {
+            assert!(got.contains(&format!("fail {name}")), "as {}: {name}\n{}", user.name, text(&out));
+        }
+        assert!(got.contains(&"ok project_write".to_string()), "as {}:\n{}", user.name, text(&out));
+    }
+}
+
+#[test]
+fn processes_outside_can_be_neither_signalled_nor_read() {
+    for user in users() {
+        let env = Env::new(&user);
+        // A process of the same user outside the sandbox.
+        let mut victim = env.command(&["/bin/sh", "-c", "exec cat"]).stdin(Stdio::piped()).spawn().unwrap();
+        let pid = victim.id().to_string();
+        assert_eq!(env.builtin("off", false, false, "kill", Some(&pid)), "signalled", "as {}", user.name);
+        let read = format!("head -c1 /proc/{pid}/environ >/dev/null && echo read || echo blocked");
+        assert_eq!(String::from_utf8_lossy(&env.sh_native(&read).stdout), "read\n");
+
+        assert_eq!(env.builtin("workspace-write", false, true, "kill", Some(&pid)), "error ESRCH", "as {}", user.name);
+        let out = env.sh_in("workspace-write", &read);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "blocked\n", "as {}:\n{}", user.name, text(&out));
+        drop(victim.stdin.take());
+        victim.wait().unwrap();
+    }
+}
+
+#[test]
+fn network_off_has_its_own_loopback_only() {
+    for user in users() {
+        let env = Env::new(&user);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        assert_eq!(env.builtin("off", false, false, "connect", Some(&addr)), "connected");
+        assert_eq!(
+            env.builtin("workspace-write", false, true, "connect", Some(&addr)),
+            "error ECONNREFUSED",
+            "as {}",
+            user.name
+        );
+        assert_eq!(env.builtin("workspace-write", false, true, "loopback", None), "loopback ping", "as {}", user.name);
+    }
+}
+
+#[test]
+fn the_wall_stops_dangerous_calls_and_kills_foreign_arch_calls() {
+    for user in users() {
+        let env = Env::new(&user);
+        // Without the wall io_uring works, and 32-bit getpid answers.
+        assert!(env.builtin("off", false, false, "io_uring", None).starts_with("ok("), "as {}", user.name);
+        assert!(env.builtin("off", false, false, "int80", None).starts_with("ok("), "as {}", user.name);
+        // The wall alone: errno entries, and backstops with their errno...
+        assert_eq!(env.builtin("off", false, true, "io_uring", None), "EPERM");
+        assert_eq!(env.builtin("off", false, true, "socket", Some("17")), "EAFNOSUPPORT");
+        assert_eq!(env.builtin("off", false, true, "socket", Some("2")), "ok(3)");
+        assert_eq!(env.builtin("off", false, true, "clone3", None), "ENOSYS");
+        assert_eq!(env.builtin("off", false, true, "bpf", None), "EPERM");
+        // ...or, when a supervisor is expected, SECCOMP_RET_TRACE: ENOSYS with nobody tracing.
+        assert_eq!(env.builtin("off", true, true, "io_uring", None), "ENOSYS");
+        assert_eq!(env.builtin("off", true, true, "unshare", None), "ENOSYS");
+        assert_eq!(env.builtin("workspace-write", true, true, "io_uring", None), "ENOSYS", "as {}", user.name);
+        // x32 and int 0x80 die with SIGSYS before any rule is looked at.
+        for call in ["x32", "int80"] {
+            let r = env.builtin("workspace-write", false, true, call, None);
+            // The probe is C's child: C exits 128+SIGSYS.
+            assert!(r.starts_with("exit=Some(159)"), "as {}: {call}: {r}", user.name);
+            let r = env.builtin("off", false, true, call, None);
+            assert!(r.starts_with("exit=None signal=Some(31)"), "as {}: {call}: {r}", user.name);
+        }
+        // No capabilities, no_new_privs.
+        assert_eq!(env.builtin("workspace-write", true, true, "caps", None), "caps=0x0 nnp=true", "as {}", user.name);
+    }
+}
+
+#[test]
+fn the_returned_pid_is_the_commands_pid_in_wards_namespace() {
+    for user in users() {
+        let env = Env::new(&user);
+        let plan = env.plan("workspace-write", true);
+        let probe = probe();
+        let mut child = env
+            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--builtin", "pid"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        let pid: i32 = line
+            .trim()
+            .strip_prefix("result: pid=")
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("as {}: {line:?}", user.name));
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let nspid = status.lines().find(|l| l.starts_with("NSpid:")).unwrap();
+        assert_eq!(nspid, format!("NSpid:\t{pid}\t2"), "as {}", user.name);
+        assert!(line.contains("inner=2"));
+        child.stdin.take().unwrap().write_all(b"").unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn exit_status_and_signals_pass_through() {
+    for user in users() {
+        let env = Env::new(&user);
+        let out = env.sh_in("workspace-write", "exit 7");
+        assert_eq!(out.status.code(), Some(7), "as {}", user.name);
+        let out = env.sh_in("workspace-write", "kill -KILL $$");
+        assert_eq!(out.status.code(), Some(128 + 9), "as {}", user.name);
+
+        // SIGTERM sent to the monitor reaches the command (through pid 1).
+        let plan = env.plan("workspace-write", false);
+        let probe = probe();
+        let script = "trap 'exit 42' TERM; echo ready; sleep 1000 & wait";
+        let mut child = env
+            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n");
+        // setpriv execs the probe, so the child's pid is the monitor's.
+        ward_sandbox::sys::kill(child.id() as i32, libc::SIGTERM).unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(42), "as {}", user.name);
+    }
+}
+
+#[test]
+fn check_reports_what_this_machine_supports() {
+    let r = ward_sandbox::check();
+    eprintln!("{}", r.to_text());
+    assert!(r.seccomp_user_notif.available, "{:?}", r.seccomp_user_notif);
+    if ward_sandbox::sys::geteuid() == 0 {
+        assert!(r.user_namespaces.available, "{:?}", r.user_namespaces);
+        assert_eq!(r.default_mode, ward_sandbox::SandboxMode::WorkspaceWrite);
+    }
+}
