@@ -185,19 +185,23 @@ impl Env {
     }
 
     fn plan(&self, mode: &str, supervised: bool) -> PathBuf {
+        let (mode, network) = match mode.strip_suffix("-host") {
+            Some(m) => (m, "host"),
+            None => (mode, "off"),
+        };
         let plan = serde_json::json!({
             "mode": mode,
             "project": self.project,
             "home": self.home,
             "protected": ward_sandbox::default_protected(&self.project, &self.home),
             "secrets": ward_sandbox::default_secrets(&self.home),
-            "network": "off",
+            "network": network,
             "uid": self.user.uid,
             "gid": self.user.gid,
             "cwd": self.project,
             "supervised": supervised,
         });
-        let path = self.base.join(format!("plan-{mode}-{supervised}.json"));
+        let path = self.base.join(format!("plan-{mode}-{network}-{supervised}.json"));
         std::fs::write(&path, plan.to_string()).unwrap();
         std::os::unix::fs::chown(&path, Some(self.user.uid), Some(self.user.gid)).unwrap();
         path
@@ -348,6 +352,17 @@ echo done
         );
         assert_eq!(listing(&env.project), vec!["file", "link", "new.txt"], "as {}: no stub files", user.name);
         assert_eq!(listing(&env.home), home_before, "as {}: nothing left in home", user.name);
+        // A fake bare repository planted by a command is gone once the guard has run.
+        let guard = ward_sandbox::GitGuard::snapshot(&env.project);
+        let plant = "mkdir -p deep/evil/objects deep/evil/refs && echo 'ref: refs/heads/main' > deep/evil/HEAD \
+                     && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > deep/evil/config && echo planted";
+        let out = env.sh_in("workspace-write", plant);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "planted\n", "as {}:\n{}", user.name, text(&out));
+        let cleaned = guard.check_and_clean();
+        assert_eq!(cleaned.len(), 1, "{cleaned:?}");
+        assert_eq!(cleaned[0].what, ward_sandbox::CleanupKind::FakeRepoRemoved);
+        assert!(cleaned[0].detail.contains("core.fsmonitor"), "{cleaned:?}");
+        assert!(!env.project.join("deep/evil").exists() && env.project.join("deep").exists());
         let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
         assert!(!mounts.contains(env.base.to_str().unwrap()), "a mount leaked to the host");
     }
@@ -412,6 +427,8 @@ fn network_off_has_its_own_loopback_only() {
             user.name
         );
         assert_eq!(env.builtin("workspace-write", false, true, "loopback", None), "loopback ping", "as {}", user.name);
+        // With the host's network the supervisor filters connects instead: reachable.
+        assert_eq!(env.builtin("workspace-write-host", false, true, "connect", Some(&addr)), "connected", "as {}", user.name);
     }
 }
 
@@ -469,6 +486,23 @@ fn the_returned_pid_is_the_commands_pid_in_wards_namespace() {
         let nspid = status.lines().find(|l| l.starts_with("NSpid:")).unwrap();
         assert_eq!(nspid, format!("NSpid:\t{pid}\t2"), "as {}", user.name);
         assert!(line.contains("inner=2"));
+        // What the supervisor does, as the same user from outside: take a descriptor of the
+        // sandboxed process (its stdin here; the listener in ward)...
+        let r = env.builtin("off", false, false, "getfd", Some(&format!("{pid}:0")));
+        assert!(r.starts_with("ok("), "as {}: pidfd_getfd: {r}", user.name);
+        // ...and open files through its root: the mount layout applies there too.
+        let root = format!("/proc/{pid}/root");
+        let peek = format!(
+            "cat {root}{p}/file >/dev/null && echo project-readable; cat {root}{h}/.ssh/id_ed25519 2>/dev/null || echo key-masked",
+            p = env.project.display(),
+            h = env.home.display()
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&env.sh_native(&peek).stdout),
+            "project-readable\nkey-masked\n",
+            "as {}",
+            user.name
+        );
         child.stdin.take().unwrap().write_all(b"").unwrap();
         assert!(child.wait().unwrap().success());
     }

@@ -60,6 +60,11 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
                 Err(e) => format!("error {}", ward_event::errno_name(e.raw_os_error().unwrap_or(0))),
             }
         }
+        "getfd" => {
+            // PID:FD — what the supervisor does to take the listener fd.
+            let (pid, fd) = arg.and_then(|a| a.split_once(':')).unwrap_or(("0", "0"));
+            errno_name(probe::pidfd_getfd(pid.parse().unwrap_or(0), fd.parse().unwrap_or(0)))
+        }
         "caps" => format!(
             "caps={:#x} nnp={}",
             sys::effective_capabilities().unwrap_or(u64::MAX),

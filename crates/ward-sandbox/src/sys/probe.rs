@@ -212,3 +212,21 @@ pub fn tiocsti(fd: libc::c_int) -> i64 {
         r as i64
     }
 }
+
+/// `pidfd_getfd(pidfd_open(pid), fd)`: duplicates another process's descriptor, as the
+/// supervisor does with the notification listener. Returns the new fd or `-errno`.
+pub fn pidfd_getfd(pid: libc::pid_t, fd: libc::c_int) -> i64 {
+    let pidfd = raw_syscall(libc::SYS_pidfd_open, pid as libc::c_long, 0, 0);
+    if pidfd < 0 {
+        return pidfd;
+    }
+    let r = raw_syscall(libc::SYS_pidfd_getfd, pidfd as libc::c_long, fd as libc::c_long, 0);
+    // SAFETY: both descriptors (when valid) are ours and closed once.
+    unsafe {
+        libc::close(pidfd as libc::c_int);
+        if r >= 0 {
+            libc::close(r as libc::c_int);
+        }
+    }
+    r
+}
