@@ -143,22 +143,20 @@ fn sessions_without_a_database_says_so_and_creates_nothing() {
     assert!(text(&out.stderr).contains("no audit database"), "{}", text(&out.stderr));
 }
 
-fn flip_unique(file: &Path, marker: &[u8]) {
+/// Alters every copy of `marker` that sits in an event line (followed by `"`), so the live
+/// record changes whatever stale copies the database file also holds.
+fn flip_in_lines(file: &Path, marker: &[u8]) {
     let mut bytes = std::fs::read(file).unwrap();
     let hits: Vec<usize> = bytes
-        .windows(marker.len())
+        .windows(marker.len() + 1)
         .enumerate()
-        .filter(|(_, w)| *w == marker)
+        .filter(|(_, w)| w.starts_with(marker) && w[marker.len()] == b'"')
         .map(|(i, _)| i)
         .collect();
-    assert!(!hits.is_empty(), "marker not found in the database file");
-    // Alter the copy inside the event line: the JSON copy is the one followed by `"`.
-    let in_line = hits
-        .iter()
-        .copied()
-        .find(|&i| bytes.get(i + marker.len()) == Some(&b'"'))
-        .expect("the marker inside the event line");
-    bytes[in_line + 1] ^= 0x20;
+    assert!(!hits.is_empty(), "marker not found in an event line of the database file");
+    for i in hits {
+        bytes[i + 1] ^= 0x20;
+    }
     std::fs::write(file, bytes).unwrap();
 }
 
@@ -177,7 +175,7 @@ fn verify_passes_untouched_sessions_and_names_the_altered_event() {
         "session 20251129-152000-aaaa: ok, 5 events\nsession 20251129-153000-bbbb: ok, 30 events\n"
     );
 
-    flip_unique(&env.db(), b"MARKER-seventeen");
+    flip_in_lines(&env.db(), b"MARKER-seventeen");
     let out = env.ward(&["audit", "verify"]);
     assert_exit(&out, 1);
     let stdout = text(&out.stdout);
