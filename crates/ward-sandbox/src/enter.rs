@@ -143,11 +143,16 @@ fn from_a_process(code: i32) -> bool {
 }
 
 /// P1: waits for C, forwards signals sent to P1, exits with C's status.
-fn monitor(c: sys::pid_t, blocked: &[libc::c_int], _alive: std::os::fd::OwnedFd) -> ! {
+fn monitor(c: sys::pid_t, blocked: &[libc::c_int], alive: std::os::fd::OwnedFd) -> ! {
+    use std::os::fd::AsRawFd;
     let Ok(sfd) = sys::SignalFd::new(blocked) else {
         let _ = sys::kill(c, libc::SIGKILL);
         sys::exit_now(EXIT_SETUP_FAILED);
     };
+    // Hold none of the caller's pipes: someone may wait for their EOF. `alive` is leaked on
+    // purpose: it must stay open until this process dies.
+    let _ = sys::detach_descriptors(&[sfd.raw(), alive.as_raw_fd()]);
+    std::mem::forget(alive);
     loop {
         if let Ok(Some((_, st))) = sys::waitpid(c, true) {
             sys::exit_now(st.code());
@@ -177,6 +182,7 @@ fn init(d: sys::pid_t, blocked: &[libc::c_int]) -> ! {
         let _ = sys::kill(d, libc::SIGKILL);
         sys::exit_now(EXIT_SETUP_FAILED);
     };
+    let _ = sys::detach_descriptors(&[sfd.raw()]);
     loop {
         while let Ok(Some((pid, st))) = sys::waitpid(-1, true) {
             if pid == d {

@@ -143,6 +143,7 @@ const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JEQ_K: u16 = 0x15;
 const BPF_JGE_K: u16 = 0x35;
+const BPF_JGT_K: u16 = 0x25;
 const BPF_JA: u16 = 0x05;
 const BPF_RET_K: u16 = 0x06;
 const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
@@ -258,6 +259,9 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
         }
     }
     let mut program = prologue(audit_arch);
+    let named: std::collections::BTreeSet<u32> =
+        groups.values().flat_map(|g| g.keys().map(|&nr| nr as u32)).collect();
+    program.extend(fast_path(&named.into_iter().collect::<Vec<_>>())?);
     let count = groups.len();
     for (i, (key, syscalls)) in groups.into_iter().enumerate() {
         let map: BTreeMap<i64, Vec<SeccompRule>> =
@@ -282,9 +286,63 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
     Ok(program)
 }
 
+/// The fast path after the prologue: a binary search over the syscall numbers the rules name.
+/// A call none of them names is allowed after a handful of comparisons instead of walking
+/// every sub-program; a named one jumps to the sub-programs that follow.
+fn fast_path(sorted: &[u32]) -> Result<Vec<sock_filter>, SandboxError> {
+    /// Jumps still to resolve: to the sub-programs ("hit") or to the final allow ("miss").
+    #[derive(Clone, Copy)]
+    enum Target {
+        None,
+        Hit,
+        Miss,
+    }
+    fn node(nrs: &[u32], out: &mut Vec<(sock_filter, Target)>) {
+        if nrs.len() <= 3 {
+            for &nr in nrs {
+                out.push((insn(BPF_JEQ_K, 0, 0, nr), Target::Hit));
+            }
+            out.push((insn(BPF_JA, 0, 0, 0), Target::Miss));
+            return;
+        }
+        let mid = nrs.len() / 2;
+        // nr > nrs[mid-1] → right half, else left half (which follows directly).
+        let mut left = Vec::new();
+        node(&nrs[..mid], &mut left);
+        out.push((insn(BPF_JGT_K, left.len() as u8, 0, nrs[mid - 1]), Target::None));
+        out.extend(left);
+        node(&nrs[mid..], out);
+    }
+    // The prologue left seccomp_data.nr in A on x86_64 only; load it again everywhere.
+    let mut tree = vec![(insn(BPF_LD_W_ABS, 0, 0, 0), Target::None)];
+    node(sorted, &mut tree);
+    let miss = tree.len(); // index of the final allow
+    let hit = miss + 1; // the sub-programs start after it
+    let mut out = Vec::with_capacity(hit);
+    for (i, (mut ins, target)) in tree.into_iter().enumerate() {
+        match target {
+            Target::None => {}
+            Target::Hit => {
+                ins.jt = u8::try_from(hit - i - 1)
+                    .map_err(|_| SandboxError::Wall("fast path too long for an 8-bit jump".into()))?;
+            }
+            Target::Miss => ins.k = (miss - i - 1) as u32,
+        }
+        out.push(ins);
+    }
+    out.push(insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW));
+    Ok(out)
+}
+
 /// Which action the wall gives a call, by running the program on it (a small classic-BPF
 /// interpreter over `seccomp_data`). For tests and `ward sandbox check --explain`.
 pub fn evaluate(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+    evaluate_counting(program, arch, nr, args).0
+}
+
+/// [`evaluate`], also returning how many instructions ran.
+pub fn evaluate_counting(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> (u32, usize) {
+    let mut steps = 0usize;
     let mut data = [0u32; 16];
     data[0] = nr;
     data[1] = arch;
@@ -294,6 +352,7 @@ pub fn evaluate(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> 
     }
     let (mut acc, mut pc) = (0u32, 0usize);
     while pc < program.len() {
+        steps += 1;
         let ins = &program[pc];
         let class = ins.code & 0x07;
         match class {
@@ -321,7 +380,7 @@ pub fn evaluate(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> 
                 pc += 1 + if taken { ins.jt as usize } else { ins.jf as usize };
                 continue;
             }
-            0x06 => return ins.k,
+            0x06 => return (ins.k, steps),
             c => panic!("BPF class {c:#x} not modelled"),
         }
         pc += 1;
@@ -507,9 +566,39 @@ mod tests {
     }
 
     #[test]
-    fn ordinary_calls_pass() {
+    fn ordinary_calls_pass_in_few_instructions() {
+        let p = compile(&SUPERVISED).unwrap();
+        let mut worst = 0;
         for nr in [libc::SYS_read, libc::SYS_openat, libc::SYS_execve, libc::SYS_getdents64, libc::SYS_connect] {
-            assert_eq!(eval(&SUPERVISED, nr, [0; 6]), ret::ALLOW, "{nr}");
+            let (action, steps) = evaluate_counting(&p, native_audit_arch(), nr as u32, [0; 6]);
+            assert_eq!(action, ret::ALLOW, "{nr}");
+            worst = worst.max(steps);
+        }
+        eprintln!("wall: {} instructions; an allowed call runs {worst} of them", p.len());
+        assert!(p.len() < 500 && worst < 20, "{} / {worst}", p.len());
+    }
+
+    #[test]
+    fn the_fast_path_changes_no_decision() {
+        // The same rules without the fast path: the prologue and the sub-programs alone.
+        let fast = compile(&SUPERVISED).unwrap();
+        let start = prologue(native_audit_arch()).len();
+        let tree_len = fast[start..].iter().position(|i| i.code == BPF_RET_K).unwrap() + 1;
+        let mut slow = fast[..start].to_vec();
+        slow.extend_from_slice(&fast[start + tree_len..]);
+        let arg_sets: [[u64; 6]; 5] = [
+            [0; 6],
+            [libc::AF_PACKET as u64, 3, 0, 0, 0, 0],
+            [libc::CLONE_NEWUSER as u64, libc::TIOCSTI, 0, 0, 0, 0],
+            [1, 8, 9, 0, 0, 0],
+            [u64::MAX; 6],
+        ];
+        for nr in 0..600u32 {
+            for args in arg_sets {
+                let a = evaluate(&fast, native_audit_arch(), nr, args);
+                let b = evaluate(&slow, native_audit_arch(), nr, args);
+                assert_eq!(a, b, "nr {nr} args {args:?}");
+            }
         }
     }
 }

@@ -536,6 +536,36 @@ fn exit_status_and_signals_pass_through() {
 }
 
 #[test]
+fn the_helpers_hold_none_of_the_callers_pipes() {
+    for user in users() {
+        let env = Env::new(&user);
+        let plan = env.plan("workspace-write", false);
+        let probe = probe();
+        // The command closes its stdout and waits: the pipe must reach EOF now, while the
+        // monitor and the namespace's init still run.
+        let script = "echo hi; exec 1>&-; read line; echo bye >&2";
+        let mut child = env
+            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+            let _ = tx.send(s);
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(got.as_deref(), Ok("hi\n"), "as {}: stdout never reached EOF", user.name);
+        assert!(child.try_wait().unwrap().is_none(), "the session ended too early");
+        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
     eprintln!("{}", r.to_text());

@@ -65,6 +65,15 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
             let (pid, fd) = arg.and_then(|a| a.split_once(':')).unwrap_or(("0", "0"));
             errno_name(probe::pidfd_getfd(pid.parse().unwrap_or(0), fd.parse().unwrap_or(0)))
         }
+        "bench" => {
+            // ns per getppid, over a million calls (the wall's cost on an allowed call).
+            let n = 1_000_000;
+            let start = std::time::Instant::now();
+            for _ in 0..n {
+                probe::raw_syscall(libc::SYS_getppid, 0, 0, 0);
+            }
+            format!("{:.0} ns per getppid", start.elapsed().as_nanos() as f64 / n as f64)
+        }
         "caps" => format!(
             "caps={:#x} nnp={}",
             sys::effective_capabilities().unwrap_or(u64::MAX),

@@ -200,6 +200,31 @@ pub fn pipe_hung_up(fd: BorrowedFd<'_>) -> bool {
     r > 0 && (p.revents & libc::POLLHUP) != 0
 }
 
+/// Points stdin and stdout at `/dev/null` and closes every descriptor above 2 except `keep`,
+/// so a helper process does not hold the caller's pipes open (an EOF someone waits for).
+pub fn detach_descriptors(keep: &[RawFd]) -> io::Result<()> {
+    // SAFETY: the path is a NUL-terminated literal.
+    let null = cvt_i(unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) })?;
+    for target in [0, 1] {
+        // SAFETY: dup2 onto a standard descriptor; `null` is open.
+        cvt_i(unsafe { libc::dup2(null, target) })?;
+    }
+    let mut keep: Vec<RawFd> = keep.iter().copied().filter(|&fd| fd > 2).collect();
+    keep.sort_unstable();
+    let mut from: u32 = 3;
+    for fd in keep.into_iter().chain(std::iter::once(RawFd::MAX)) {
+        let fd = fd as u32;
+        if fd > from {
+            // SAFETY: close_range only closes descriptors in [from, fd-1]; none of them is
+            // used by Rust objects still alive in this process except those listed in `keep`
+            // (the caller's contract), and `null` (closed on purpose).
+            cvt(unsafe { libc::syscall(libc::SYS_close_range, from, fd - 1, 0) })?;
+        }
+        from = fd.saturating_add(1);
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signals
 // ---------------------------------------------------------------------------------------------
@@ -267,6 +292,11 @@ impl SignalFd {
         let fd = cvt_i(unsafe { libc::signalfd(-1, &set, libc::SFD_CLOEXEC) })?;
         // SAFETY: signalfd returned a new descriptor that nothing else owns.
         Ok(SignalFd(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// The descriptor number.
+    pub fn raw(&self) -> RawFd {
+        self.0.as_raw_fd()
     }
 
     /// Waits for the next signal.
