@@ -47,6 +47,25 @@ pub enum CleanupKind {
     HookRemoved,
 }
 
+impl CleanupKind {
+    /// Kebab-case name (`fake-repo-removed`), as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CleanupKind::FakeRepoRemoved => "fake-repo-removed",
+            CleanupKind::GitFileRemoved => "git-file-removed",
+            CleanupKind::ConfigReverted => "config-reverted",
+            CleanupKind::ConfigKeysRemoved => "config-keys-removed",
+            CleanupKind::HookRemoved => "hook-removed",
+        }
+    }
+}
+
+impl std::fmt::Display for CleanupKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One action of [`GitGuard::check_and_clean`]; the supervisor records it as a
 /// `git.cleanup` event (`path` = `path`, `detail` = `what: detail`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

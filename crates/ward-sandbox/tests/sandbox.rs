@@ -112,7 +112,11 @@ fn chown_tree(p: &Path, uid: u32, gid: u32) {
 
 impl Env {
     fn new(user: &User) -> Env {
-        let dir = tempfile::Builder::new().prefix("ward-sandbox-").tempdir_in("/var/tmp").unwrap();
+        Env::new_in(user, "/var/tmp")
+    }
+
+    fn new_in(user: &User, parent: &str) -> Env {
+        let dir = tempfile::Builder::new().prefix("ward-sandbox-").tempdir_in(parent).unwrap();
         let base = dir.path().canonicalize().unwrap();
         let project = base.join("project");
         let home = base.join("home");
@@ -185,6 +189,10 @@ impl Env {
     }
 
     fn plan(&self, mode: &str, supervised: bool) -> PathBuf {
+        self.plan_with(mode, supervised, &[])
+    }
+
+    fn plan_with(&self, mode: &str, supervised: bool, extra_secrets: &[PathBuf]) -> PathBuf {
         let (mode, network) = match mode.strip_suffix("-host") {
             Some(m) => (m, "host"),
             None => (mode, "off"),
@@ -194,7 +202,7 @@ impl Env {
             "project": self.project,
             "home": self.home,
             "protected": ward_sandbox::default_protected(&self.project, &self.home),
-            "secrets": ward_sandbox::default_secrets(&self.home),
+            "secrets": ward_sandbox::default_secrets(&self.home).into_iter().chain(extra_secrets.iter().cloned()).collect::<Vec<_>>(),
             "network": network,
             "uid": self.user.uid,
             "gid": self.user.gid,
@@ -209,7 +217,11 @@ impl Env {
 
     /// Runs `script` with `sh -c` inside the sandbox of `mode`.
     fn sh_in(&self, mode: &str, script: &str) -> Output {
-        let plan = self.plan(mode, false);
+        self.sh_in_with(mode, script, &[])
+    }
+
+    fn sh_in_with(&self, mode: &str, script: &str, extra_secrets: &[PathBuf]) -> Output {
+        let plan = self.plan_with(mode, false, extra_secrets);
         let probe = probe();
         self.command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
             .output()
@@ -543,7 +555,7 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
         let probe = probe();
         // The command closes its stdout and waits: the pipe must reach EOF now, while the
         // monitor and the namespace's init still run.
-        let script = "echo hi; exec 1>&-; read line; echo bye >&2";
+        let script = "echo hi; exec 1>&-; read line";
         let mut child = env
             .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
             .stdin(Stdio::piped())
@@ -562,6 +574,37 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
         assert!(child.try_wait().unwrap().is_none(), "the session ended too early");
         child.stdin.take().unwrap().write_all(b"go\n").unwrap();
         assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn a_project_under_tmp_is_bound_into_the_private_tmp() {
+    for user in users() {
+        let env = Env::new_in(&user, "/tmp");
+        let other = tempfile::Builder::new().prefix("ward-other-").tempdir_in("/tmp").unwrap();
+        let script = format!(
+            "echo new > \"$P/new\" && cat \"$P/file\" && ls {} 2>/dev/null || echo other-tmp-hidden",
+            other.path().display()
+        );
+        let out = env.sh_in("workspace-write", &script);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "data\nother-tmp-hidden\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(std::fs::read_to_string(env.project.join("new")).unwrap(), "new\n");
+    }
+}
+
+#[test]
+fn secrets_inside_the_project_are_masked() {
+    for user in users() {
+        let env = Env::new(&user);
+        let dotenv = env.project.join(".env");
+        std::fs::write(&dotenv, "API_KEY=secret\n").unwrap();
+        std::os::unix::fs::chown(&dotenv, Some(user.uid), Some(user.gid)).unwrap();
+        let script = "cat .env 2>/dev/null | grep -q API_KEY && echo read || echo hidden; \
+                      echo x > .env 2>/dev/null && echo written || echo refused; \
+                      rm -f .env 2>/dev/null && echo removed || echo kept";
+        let out = env.sh_in_with("workspace-write", script, &[dotenv.clone()]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "hidden\nrefused\nkept\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(std::fs::read_to_string(&dotenv).unwrap(), "API_KEY=secret\n");
     }
 }
 
