@@ -602,7 +602,7 @@ fn secrets_inside_the_project_are_masked() {
         let script = "cat .env 2>/dev/null | grep -q API_KEY && echo read || echo hidden; \
                       echo x > .env 2>/dev/null && echo written || echo refused; \
                       rm -f .env 2>/dev/null && echo removed || echo kept";
-        let out = env.sh_in_with("workspace-write", script, &[dotenv.clone()]);
+        let out = env.sh_in_with("workspace-write", script, std::slice::from_ref(&dotenv));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "hidden\nrefused\nkept\n", "as {}:\n{}", user.name, text(&out));
         assert_eq!(std::fs::read_to_string(&dotenv).unwrap(), "API_KEY=secret\n");
     }
