@@ -52,6 +52,15 @@
 //! they are. The [`WriteSummary`] says how many events were stored, spilled (and where) or lost,
 //! and the seal records it, so `verify` continues the chain through the spill file.
 
+//!
+//! # Cost
+//!
+//! `record` moves a boxed event into the queue: no serialisation, no I/O, no lock beyond the
+//! channel's. The writer thread spends about 6 µs of CPU per event (serialise, hash, insert;
+//! measured by the ignored `bench_writer_throughput` test on a busy 2-vCPU machine), so one
+//! core keeps up with well over 100 000 events/s. Memory is bounded by the queue
+//! ([`WriterOptions::channel_capacity`]) and one batch: a few MB.
+
 pub mod chain;
 mod db;
 pub mod export;
