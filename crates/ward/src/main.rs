@@ -7,6 +7,7 @@
 mod cli;
 mod cmd;
 mod paths;
+mod review;
 
 use clap::Parser;
 use std::process::ExitCode;
