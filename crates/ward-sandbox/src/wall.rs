@@ -17,9 +17,10 @@
 //!
 //! When several filters are installed the kernel takes the most severe result, and
 //! `SECCOMP_RET_ERRNO` outranks `SECCOMP_RET_USER_NOTIF`. If the wall answered `ERRNO` for a
-//! call the supervisor traps (socket, io_uring, ptrace, process_vm_*, pidfd_getfd, unshare,
-//! mount, nested seccomp listeners, file handles), the supervisor would never see it and no
-//! event would be recorded. Those entries are **backstops**: they return `SECCOMP_RET_TRACE`,
+//! call the supervisor traps (socket, io_uring, ptrace, process_vm_*, pidfd_getfd, unshare and
+//! clone with namespace flags, setns, chroot, mount and the new mount API, nested seccomp
+//! listeners, file handles, userfaultfd), the supervisor would never see it and no event would
+//! be recorded. Those entries are **backstops**: they return `SECCOMP_RET_TRACE`,
 //! which ranks *below* `USER_NOTIF`, so the supervisor decides and records; and with no tracer
 //! attached the kernel fails a `TRACE` call with `ENOSYS`, so the call still fails if the
 //! supervisor is gone. With [`WallOptions::supervised`] false (the wall on its own) backstops
@@ -447,6 +448,7 @@ macro_rules! paste_sys {
     (mount_setattr) => { libc::SYS_mount_setattr };
     (unshare) => { libc::SYS_unshare };
     (setns) => { libc::SYS_setns };
+    (chroot) => { libc::SYS_chroot };
     (clone) => { libc::SYS_clone };
     (clone3) => { libc::SYS_clone3 };
     (name_to_handle_at) => { libc::SYS_name_to_handle_at };
@@ -468,7 +470,7 @@ syscall_table!(
     kexec_load, kexec_file_load, bpf, perf_event_open, keyctl, add_key, request_key, userfaultfd,
     init_module, finit_module, delete_module, reboot, swapon, swapoff, acct, mount, umount2,
     pivot_root, move_mount, open_tree, fsopen, fsmount, fsconfig, fspick, mount_setattr, unshare,
-    setns, clone, clone3, name_to_handle_at, open_by_handle_at, io_uring_setup, io_uring_enter,
+    setns, chroot, clone, clone3, name_to_handle_at, open_by_handle_at, io_uring_setup, io_uring_enter,
     io_uring_register, ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, seccomp,
     personality, ioctl, socket,
 );
@@ -518,10 +520,14 @@ mod tests {
 
     #[test]
     fn backstops_trace_when_supervised_and_fail_alone() {
-        for nr in [libc::SYS_io_uring_setup, libc::SYS_ptrace, libc::SYS_unshare, libc::SYS_mount] {
-            assert_eq!(eval(&SUPERVISED, nr, [0; 6]), ret::TRACE, "{nr}");
-            assert_eq!(eval(&ALONE, nr, [0; 6]), ret::errno(libc::EPERM), "{nr}");
+        let newuser = [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0];
+        for nr in [libc::SYS_io_uring_setup, libc::SYS_ptrace, libc::SYS_unshare, libc::SYS_mount, libc::SYS_clone, libc::SYS_umount2] {
+            assert_eq!(eval(&SUPERVISED, nr, newuser), ret::TRACE, "{nr}");
+            assert_eq!(eval(&ALONE, nr, newuser), ret::errno(libc::EPERM), "{nr}");
         }
+        // unshare without a namespace flag is ordinary.
+        assert_eq!(eval(&SUPERVISED, libc::SYS_unshare, [libc::CLONE_FILES as u64, 0, 0, 0, 0, 0]), ret::ALLOW);
+        assert_eq!(eval(&SUPERVISED, libc::SYS_unshare, [0x80, 0, 0, 0, 0, 0]), ret::TRACE);
         assert_eq!(eval(&SUPERVISED, libc::SYS_bpf, [0; 6]), ret::errno(libc::EPERM));
         assert_eq!(eval(&SUPERVISED, libc::SYS_clone3, [0; 6]), ret::errno(libc::ENOSYS));
     }
