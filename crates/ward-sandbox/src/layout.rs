@@ -17,7 +17,7 @@
 //!
 //! Landlock only allows, so "read everywhere except the secrets" is written as: list the
 //! directories on the way from `/` to each secret and grant read on every sibling, skipping
-//! the secret itself (see [`landlock_grants`]). Listing directories stays allowed everywhere
+//! the secret itself. Listing directories stays allowed everywhere
 //! (the masks are empty anyway). Inside a writable root the tree is granted whole: new files
 //! appear there, and a grant on siblings would not cover them, so secrets inside writable roots
 //! rely on the mount masks. Write rights are granted on the writable roots, the private

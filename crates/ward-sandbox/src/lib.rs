@@ -28,6 +28,35 @@
 //!
 //! Then the supervisor's code installs its user-notification filter and execs the command.
 //!
+//! ```no_run
+//! # fn install_notify_filter_and_exec(_pid: i32) {}
+//! # let plan: ward_sandbox::SandboxPlan = unimplemented!();
+//! // In `ward __init` (single-threaded), `plan` received from ward:
+//! let entered = ward_sandbox::enter(&plan).and_then(|e| ward_sandbox::seal(&plan).map(|()| e));
+//! match entered {
+//!     // D (or P1 itself for landlock-only/off): ward does pidfd_open(entered.pid) +
+//!     // pidfd_getfd to take the listener; it reads files through /proc/<pid>/root.
+//!     Ok(entered) => install_notify_filter_and_exec(entered.pid),
+//!     Err(e) => { eprintln!("ward: {e}"); std::process::exit(125) }
+//! }
+//! ```
+//!
+//! Facts the caller relies on:
+//!
+//! - the exit status of P1 (the process ward spawned) is the command's: its code, or 128+N
+//!   when a signal N killed it; 125 if the sandbox machinery itself failed after forking;
+//! - a signal *sent* to P1 (`kill`) is passed on to C and from there to the command; signals
+//!   from the terminal are not (the command is in the same process group and gets them
+//!   directly, so Ctrl-C arrives once);
+//! - C dies with P1 (`PR_SET_PDEATHSIG`), and everything in the pid namespace dies with C; for
+//!   P1 to die with ward, spawn `ward __init` with `PR_SET_PDEATHSIG` from a thread that lives
+//!   as long as the session;
+//! - P1 and C hold none of the caller's descriptors (stdin/stdout point at `/dev/null`, only
+//!   stderr is kept), so a pipe whose EOF ward waits for closes when the command closes it;
+//! - only D's view has the sandbox: inside, `/tmp` is private (sockets there, such as
+//!   `SSH_AUTH_SOCK` under `/tmp/ssh-*`, are not reachable; point `TMPDIR` at `/tmp`), and
+//!   everything outside the writable roots is read-only.
+//!
 //! # Which wall stops what
 //!
 //! - **Mounts** are the wall for opens: ward's supervisor performs open-family calls itself
