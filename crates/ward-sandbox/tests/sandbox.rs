@@ -609,6 +609,33 @@ fn secrets_inside_the_project_are_masked() {
 }
 
 #[test]
+fn terminal_input_cannot_be_injected() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: terminal_input_cannot_be_injected needs `script` (bsdutils) for a pty");
+        return;
+    }
+    for user in users() {
+        let env = Env::new(&user);
+        let probe = probe();
+        let plan = env.plan("off", false);
+        // Inside a fresh pty (script), TIOCSTI on the controlling terminal: works natively,
+        // refused by the wall (the sandbox keeps the user's terminal, so this matters).
+        let run = |seal: bool| {
+            let inner = format!(
+                "{} {} {} --builtin tiocsti",
+                probe.display(),
+                plan.display(),
+                if seal { "" } else { "--no-seal" }
+            );
+            let out = env.command(&["script", "-qec", &inner, "/dev/null"]).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).to_string()
+        };
+        assert!(run(false).contains("result: ok(0)"), "as {}: {}", user.name, run(false));
+        assert!(run(true).contains("result: EPERM"), "as {}: {}", user.name, run(true));
+    }
+}
+
+#[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
     eprintln!("{}", r.to_text());

@@ -23,7 +23,9 @@ fn errno_name(r: i64) -> String {
 
 fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
     match name {
+        #[cfg(target_arch = "x86_64")]
         "x32" => errno_name(probe::x32_getpid()),
+        #[cfg(target_arch = "x86_64")]
         "int80" => errno_name(probe::int80_getpid()),
         "io_uring" => errno_name(probe::io_uring_setup()),
         "unshare" => errno_name(probe::raw_syscall(libc::SYS_unshare, libc::CLONE_NEWUSER as i64, 0, 0)),
