@@ -217,7 +217,15 @@ impl Cmd {
 
     /// Arguments that name paths, expanded (`~`, `$HOME`; relative to the project).
     pub fn path_args<'a>(&'a self, c: &'a Compiled) -> impl Iterator<Item = (String, Access)> + 'a {
-        let args = self.argv.iter().skip(1).map(|a| (a, Access::Read));
+        // Commands that write their (last) operands rather than read them.
+        let name = self.name();
+        let all_written = matches!(name, "tee" | "touch" | "mkdir" | "truncate");
+        let last_written = matches!(name, "cp" | "mv" | "install" | "ln" | "rsync");
+        let last = self.argv.iter().rposition(|a| !a.starts_with('-')).unwrap_or(0);
+        let args = self.argv.iter().enumerate().skip(1).map(move |(i, a)| {
+            let written = all_written || (last_written && i == last);
+            (a, if written { Access::Write } else { Access::Read })
+        });
         let reads = self.reads.iter().map(|a| (a, Access::Read));
         let writes = self.writes.iter().map(|a| (a, Access::Write));
         args.chain(reads).chain(writes).filter_map(move |(a, acc)| {
