@@ -125,6 +125,28 @@ pub fn default_secrets(home: &Path) -> Vec<PathBuf> {
     .collect()
 }
 
+/// Unix sockets that hand out more than the sandbox allows (a container engine is root; the
+/// session bus, keyring and agents hold the user's credentials), masked in the sandbox so a
+/// connect fails even if the supervisor's `ipc.connect` policy were wrong. `uid` selects the
+/// user's runtime directory.
+pub fn default_sockets(uid: u32) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = [
+        "/run/docker.sock",
+        "/run/containerd/containerd.sock",
+        "/run/podman/podman.sock",
+        "/run/crio/crio.sock",
+        "/run/buildkit/buildkitd.sock",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    let rt = PathBuf::from(format!("/run/user/{uid}"));
+    for p in ["docker.sock", "podman/podman.sock", "bus", "gnupg", "keyring", "gcr", "ssh-agent.socket", "openssh_agent"] {
+        v.push(rt.join(p));
+    }
+    v
+}
+
 impl SandboxPlan {
     /// A plan with the default protected and secret lists, network off, for the current user.
     pub fn new(mode: SandboxMode, project: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
@@ -133,7 +155,7 @@ impl SandboxPlan {
         SandboxPlan {
             mode,
             protected: default_protected(&project, &home),
-            secrets: default_secrets(&home),
+            secrets: default_secrets(&home).into_iter().chain(default_sockets(crate::sys::geteuid())).collect(),
             project,
             home,
             writable: Vec::new(),

@@ -636,6 +636,29 @@ fn terminal_input_cannot_be_injected() {
 }
 
 #[test]
+fn masked_sockets_cannot_be_connected() {
+    for user in users() {
+        let env = Env::new(&user);
+        let sock = env.outside.join("agent.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        std::os::unix::fs::chown(&sock, Some(user.uid), Some(user.gid)).unwrap();
+        let path = sock.to_str().unwrap();
+        assert_eq!(env.builtin("off", false, false, "unix", Some(path)), "connected", "as {}", user.name);
+        // Not masked: reachable from inside (the supervisor's policy judges it)...
+        assert_eq!(env.builtin("workspace-write", false, true, "unix", Some(path)), "connected", "as {}", user.name);
+        // ...masked as a secret: refused by the sandbox itself.
+        let plan = env.plan_with("workspace-write", false, std::slice::from_ref(&sock));
+        let probe = probe();
+        let out = env
+            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--builtin", "unix", path])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "result: error EACCES\n", "as {}", user.name);
+        drop(listener);
+    }
+}
+
+#[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
     eprintln!("{}", r.to_text());

@@ -40,6 +40,10 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
             Ok(_) => "connected".into(),
             Err(e) => format!("error {}", e.raw_os_error().map(ward_event::errno_name).unwrap_or_default()),
         },
+        "unix" => match std::os::unix::net::UnixStream::connect(arg.unwrap_or("/nonexistent")) {
+            Ok(_) => "connected".into(),
+            Err(e) => format!("error {}", e.raw_os_error().map(ward_event::errno_name).unwrap_or_default()),
+        },
         "loopback" => {
             let run = || -> std::io::Result<String> {
                 let l = std::net::TcpListener::bind("127.0.0.1:0")?;
