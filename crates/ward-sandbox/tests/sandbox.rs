@@ -411,7 +411,16 @@ fn processes_outside_can_be_neither_signalled_nor_read() {
     for user in users() {
         let env = Env::new(&user);
         // A process of the same user outside the sandbox.
-        let mut victim = env.command(&["/bin/sh", "-c", "exec cat"]).stdin(Stdio::piped()).spawn().unwrap();
+        // It says when it runs as the user (setpriv switches ids before it execs the shell).
+        let mut victim = env
+            .command(&["/bin/sh", "-c", "echo ready; exec cat"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut ready = String::new();
+        BufReader::new(victim.stdout.as_mut().unwrap()).read_line(&mut ready).unwrap();
+        assert_eq!(ready, "ready\n");
         let pid = victim.id().to_string();
         assert_eq!(env.builtin("off", false, false, "kill", Some(&pid)), "signalled", "as {}", user.name);
         let read = format!("head -c1 /proc/{pid}/environ >/dev/null && echo read || echo blocked");
