@@ -667,6 +667,51 @@ fn masked_sockets_cannot_be_connected() {
     }
 }
 
+fn processes_running(token: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(token) {
+                found.push(e.file_name().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn daemons_do_not_outlive_the_command() {
+    for user in users() {
+        let env = Env::new(&user);
+        // setsid + a double fork: the classic way to outlive a session. The daemon touches a
+        // file the command waits for, then runs with a token (its own per run) in its argv.
+        let script = |token: &str| {
+            let path = env.project.join(token);
+            std::fs::write(&path, "").unwrap();
+            std::os::unix::fs::chown(&path, Some(user.uid), Some(user.gid)).unwrap();
+            format!(
+                r#"setsid sh -c 'sh -c "touch \"$P/started-{token}\"; exec tail -f \"$P/{token}\"" &' < /dev/null > /dev/null 2>&1
+while [ ! -e "$P/started-{token}" ]; do :; done
+echo started"#
+            )
+        };
+        let token_of = |t: &str| env.project.join(t).display().to_string();
+        // Natively the daemon survives its command.
+        let out = env.sh_native(&script("native-token"));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n");
+        let survivors = processes_running(&token_of("native-token"));
+        assert!(!survivors.is_empty(), "as {}: the native daemon should survive", user.name);
+        for pid in survivors {
+            let _ = ward_sandbox::sys::kill(pid.parse().unwrap(), libc::SIGKILL);
+        }
+        // In the sandbox it ends with the command (its pid namespace dies with the init).
+        let out = env.sh_in("workspace-write", &script("sandbox-token"));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n", "as {}:\n{}", user.name, text(&out));
+        let left = processes_running(&token_of("sandbox-token"));
+        assert!(left.is_empty(), "as {}: daemon still running: {left:?}", user.name);
+    }
+}
+
 #[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
