@@ -42,14 +42,16 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
         0,
     )
     .map_err(err("make the copy of / read-only".into()))?;
-    let mut sources: HashMap<PathBuf, OwnedFd> = HashMap::new();
+    // Each source with whether it is a directory (known now: the staging tmpfs will hide
+    // sources under /tmp).
+    let mut sources: HashMap<PathBuf, (OwnedFd, bool)> = HashMap::new();
     for step in &steps {
         match step {
             MountStep::Writable(p) => {
                 let fd = sys::clone_tree(p, true).map_err(err(format!("copy writable root {}", p.display())))?;
                 sys::mount_setattr(fd.as_fd(), true, sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV, 0)
                     .map_err(err(format!("set nosuid on {}", p.display())))?;
-                sources.insert(p.clone(), fd);
+                sources.insert(p.clone(), (fd, p.is_dir()));
             }
             MountStep::Protected(p) => {
                 let fd = sys::clone_tree(p, true).map_err(err(format!("copy protected path {}", p.display())))?;
@@ -60,7 +62,7 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
                     0,
                 )
                 .map_err(err(format!("make {} read-only", p.display())))?;
-                sources.insert(p.clone(), fd);
+                sources.insert(p.clone(), (fd, p.is_dir()));
             }
             _ => {}
         }
@@ -107,14 +109,22 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
             MountStep::FreshProc => build_proc(&new_root)?,
             MountStep::Writable(p) | MountStep::Protected(p) => {
                 let target = inside(&new_root, p);
-                if matches!(step, MountStep::Writable(_)) {
+                let (fd, is_dir) =
+                    sources.remove(p).ok_or_else(|| SandboxError::Plan(format!("no source for {}", p.display())))?;
+                if matches!(step, MountStep::Writable(_)) && std::fs::symlink_metadata(&target).is_err() {
                     // Only possible inside the sandbox's own tmpfs layers (the root is read-only).
-                    std::fs::create_dir_all(&target)
-                        .map_err(err(format!("create the mount point for {}", p.display())))?;
+                    let made = if is_dir {
+                        std::fs::create_dir_all(&target)
+                    } else {
+                        target
+                            .parent()
+                            .map_or(Ok(()), std::fs::create_dir_all)
+                            .and_then(|()| std::fs::write(&target, b""))
+                    };
+                    made.map_err(err(format!("create the mount point for {}", p.display())))?;
                 } else if std::fs::symlink_metadata(&target).is_err() {
                     continue;
                 }
-                let fd = sources.remove(p).ok_or_else(|| SandboxError::Plan(format!("no source for {}", p.display())))?;
                 sys::move_mount_to(fd.as_fd(), &target).map_err(err(format!("bind {}", p.display())))?;
             }
             MountStep::Mask(p) => {

@@ -193,6 +193,10 @@ impl Env {
     }
 
     fn plan_with(&self, mode: &str, supervised: bool, extra_secrets: &[PathBuf]) -> PathBuf {
+        self.plan_full(mode, supervised, extra_secrets, &[])
+    }
+
+    fn plan_full(&self, mode: &str, supervised: bool, extra_secrets: &[PathBuf], writable: &[PathBuf]) -> PathBuf {
         let (mode, network) = match mode.strip_suffix("-host") {
             Some(m) => (m, "host"),
             None => (mode, "off"),
@@ -201,6 +205,7 @@ impl Env {
             "mode": mode,
             "project": self.project,
             "home": self.home,
+            "writable": writable,
             "protected": ward_sandbox::default_protected(&self.project, &self.home),
             "secrets": ward_sandbox::default_secrets(&self.home).into_iter().chain(extra_secrets.iter().cloned()).collect::<Vec<_>>(),
             "network": network,
@@ -677,6 +682,29 @@ fn processes_running(token: &str) -> Vec<String> {
         }
     }
     found
+}
+
+#[test]
+fn extra_writable_roots_may_be_folders_or_files() {
+    for user in users() {
+        let env = Env::new(&user);
+        let cache = env.home.join(".cache");
+        let state = env.home.join(".agent.json");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::write(&state, "{}").unwrap();
+        chown_tree(&env.home, user.uid, user.gid);
+        let plan = env.plan_full("workspace-write", false, &[], &[cache.clone(), state.clone()]);
+        let probe = probe();
+        let script = "echo c > \"$HOME/.cache/c\" && echo '{\"a\":1}' > \"$HOME/.agent.json\" && echo ok; \
+                      echo x > \"$HOME/.other\" 2>/dev/null || echo home-read-only";
+        let out = env
+            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ok\nhome-read-only\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(std::fs::read_to_string(&state).unwrap(), "{\"a\":1}\n");
+        assert!(cache.join("c").exists() && !env.home.join(".other").exists());
+    }
 }
 
 #[test]
