@@ -50,7 +50,8 @@
 //! numbered and chained, as JSON Lines to `<db dir>/spill/ward-spill-<session>.jsonl`, or to
 //! `$TMPDIR/ward-spill-<session>.jsonl` if that fails too. Events already committed stay where
 //! they are. The [`WriteSummary`] says how many events were stored, spilled (and where) or lost,
-//! and the seal records it, so `verify` continues the chain through the spill file.
+//! and the seal records it, so `verify` continues the chain through the spill file and
+//! [`Store::events`] and the exports read the spilled events back (while the file is there).
 
 //!
 //! # Cost

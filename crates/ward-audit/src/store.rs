@@ -238,7 +238,7 @@ impl Store {
         }
     }
 
-    /// The session's events, in `seq` order.
+    /// The session's events, in `seq` order (spilled ones included, see [`Store::for_each_line`]).
     pub fn events(&self, id: &str) -> Result<Vec<Event>, AuditError> {
         let mut out = Vec::new();
         self.for_each_event(id, |e| {
@@ -266,7 +266,8 @@ impl Store {
         })
     }
 
-    /// Calls `f` with each stored line (the canonical JSON, hash included) in `seq` order.
+    /// Calls `f` with each stored line (the canonical JSON, hash included) in `seq` order,
+    /// followed by the session's spilled events when its seal names a readable spill file.
     pub fn for_each_line(
         &self,
         id: &str,
@@ -296,6 +297,32 @@ impl Store {
                 }
             };
             f(seq as u64, line)?;
+        }
+        drop(rows);
+        // Events that could not be stored and were spilled (see the crate docs) follow.
+        let Some(seal) = self.session_exact(&full)?.and_then(|r| r.seal) else {
+            return Ok(());
+        };
+        let (Some(path), true) = (&seal.spill_path, seal.stored_count < seal.event_count) else {
+            return Ok(());
+        };
+        // A spill file that is gone or unreadable leaves the stored events; `verify` and
+        // `ward sessions` flag the session.
+        let Ok(file) = std::fs::File::open(path) else {
+            return Ok(());
+        };
+        let mut seq = seal.stored_count;
+        for line in std::io::BufReader::new(file).lines() {
+            seq += 1;
+            if seq > seal.event_count {
+                break;
+            }
+            let line = line.map_err(|e| AuditError::BadEvent {
+                session: full.clone(),
+                seq,
+                reason: format!("in the spill file {}: {e}", path.display()),
+            })?;
+            f(seq, &line)?;
         }
         Ok(())
     }
