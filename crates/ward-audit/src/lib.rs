@@ -37,7 +37,8 @@
 //! the first event that does not match ([`VerifyReport`]).
 //!
 //! What the chain does not do: someone who can write the database and recompute SHA-256 can
-//! rewrite a whole session and its seal consistently. Keep a copy of the final hash
+//! rewrite a whole session and its seal consistently, or delete a session outright (there is
+//! no chain across sessions). Keep a copy of the final hash
 //! (`ward exec` prints it, [`WriteSummary::final_hash`]) somewhere else to detect that too.
 //!
 //! # When storing fails
