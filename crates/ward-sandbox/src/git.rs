@@ -401,6 +401,8 @@ struct ConfigLine {
     header_len: Option<usize>,
     /// The key on this line, in the section in force.
     key: Option<(String, Option<String>, String, String)>,
+    /// Text this parser does not understand (git might): treated as suspicious.
+    unparsed: Option<String>,
 }
 
 fn parse_header(s: &str) -> Option<(usize, String, Option<String>)> {
@@ -466,21 +468,29 @@ fn parse_config(text: &str) -> Vec<ConfigLine> {
             (Some((s, sub)), Some((k, v))) => Some((s.clone(), sub.clone(), k, v)),
             _ => None,
         };
+        let t = body.trim();
+        let unparsed = (key.is_none() && !t.is_empty() && !t.starts_with('#') && !t.starts_with(';'))
+            .then(|| t.chars().take(60).collect());
         out.push(ConfigLine {
             start,
             end,
             header_len,
             key,
+            unparsed,
         });
         pos = end;
     }
     out
 }
 
-/// The code-running keys a config sets, as `section[.sub].key` (lower-case section and key).
+/// The code-running keys a config sets, as `section[.sub].key=value` (lower-case section and
+/// key), and any line this parser does not understand (`unparsed: …`): git's syntax has corners
+/// an attacker could hide a key in, so what cannot be read counts as suspicious.
 pub fn code_running_keys(config: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(config);
-    let mut keys: Vec<String> = parse_config(&text)
+    let lines = parse_config(&text);
+    let unparsed: Vec<String> = lines.iter().filter_map(|l| l.unparsed.as_ref()).map(|u| format!("unparsed: {u}")).collect();
+    let mut keys: Vec<String> = lines
         .into_iter()
         .filter_map(|l| l.key)
         .filter(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v))
@@ -492,6 +502,7 @@ pub fn code_running_keys(config: &[u8]) -> Vec<String> {
             format!("{name}={v}")
         })
         .collect();
+    keys.extend(unparsed);
     keys.dedup();
     keys
 }
@@ -502,7 +513,8 @@ pub fn strip_code_running_keys(config: &[u8]) -> Vec<u8> {
     let mut out = String::new();
     for l in parse_config(&text) {
         let raw = &text[l.start..l.end];
-        let bad = l.key.as_ref().is_some_and(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v));
+        let bad = l.unparsed.is_some()
+            || l.key.as_ref().is_some_and(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v));
         match (bad, l.header_len) {
             (false, _) => out.push_str(raw),
             (true, Some(len)) => {
@@ -539,6 +551,16 @@ mod tests {
                 "alias.x=!sh -c evil",
             ]
         );
+    }
+
+    #[test]
+    fn what_the_parser_cannot_read_counts_as_suspicious() {
+        let keys = code_running_keys(b"[core]\n\tbare = false\n\t\"fsmonitor\" = evil\n[broken\n# comment\n; other\n\n");
+        assert_eq!(keys, vec!["unparsed: \"fsmonitor\" = evil", "unparsed: [broken"]);
+        let stripped = strip_code_running_keys(b"[core]\n\tbare = false\n\t\"fsmonitor\" = evil\n");
+        assert_eq!(String::from_utf8(stripped).unwrap(), "[core]\n\tbare = false\n");
+        // Real configs git writes parse cleanly.
+        assert!(code_running_keys(b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = https://x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n").is_empty());
     }
 
     #[test]
