@@ -50,6 +50,20 @@ pub fn with_hash(unhashed: String, hash_hex: &str) -> String {
     line
 }
 
+/// Domain separator of the seal hash.
+const SEAL_DOMAIN: &[u8] = b"ward-audit seal v1\0";
+
+/// The seal hash: SHA-256 over the final event hash and the session record as written at the
+/// end (`record`: a JSON array of its fields, see `Seal`), so an edit of the recorded command,
+/// times, exit code or counts is detected too.
+pub fn seal_hash(final_hash: &Hash, record: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(SEAL_DOMAIN);
+    h.update(final_hash);
+    h.update(record.as_bytes());
+    hex::encode(h.finalize())
+}
+
 const HASH_KEY: &str = ",\"hash\":\"";
 const HEX_LEN: usize = 64;
 

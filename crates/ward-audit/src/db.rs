@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     stored_count INTEGER,           -- of those, stored in this table (events 1..=stored_count)
     final_hash   TEXT,              -- hash of event event_count
     spill_path   BLOB,              -- where events stored_count+1.. went instead
-    lost_count   INTEGER            -- events neither stored nor spilled
+    lost_count   INTEGER,           -- events neither stored nor spilled
+    seal_hash    TEXT               -- SHA-256 over final_hash and this row (chain::seal_hash)
 );
 CREATE TABLE IF NOT EXISTS events (
     session TEXT NOT NULL,
@@ -110,6 +111,17 @@ fn ensure_schema(conn: &Connection) -> Result<(), AuditError> {
         .inspect_err(|_| {
             let _ = conn.execute_batch("ROLLBACK");
         })?;
+    }
+    // Databases made before the seal hash existed (same schema version otherwise).
+    let has_seal_hash = conn
+        .prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'seal_hash'")?
+        .exists([])?;
+    if !has_seal_hash {
+        match conn.execute_batch("ALTER TABLE sessions ADD COLUMN seal_hash TEXT") {
+            // Another process added it meanwhile.
+            Err(e) if e.to_string().contains("duplicate column") => {}
+            res => res?,
+        }
     }
     let version: String = conn.query_row(
         "SELECT value FROM ward_meta WHERE key = 'schema'",

@@ -32,8 +32,9 @@
 //! without the `hash` field; event 1 chains to a genesis value derived from the session id
 //! (details and the exact byte rule in [`chain`]). Changing, inserting, reordering or removing
 //! an event breaks the chain at that event. Removing the *last* events leaves a shorter but
-//! valid chain, so when a session finishes ward writes a seal: the number of events and the
-//! final hash. [`Store::verify`] recomputes the chain and compares it with the seal, and names
+//! valid chain, so when a session finishes ward writes a seal: the number of events, the
+//! final hash, and a seal hash over the final hash and the session record (command, times,
+//! exit code, counts), so that editing what the session row says is detected too. [`Store::verify`] recomputes the chain and compares it with the seal, and names
 //! the first event that does not match ([`VerifyReport`]).
 //!
 //! What the chain does not do: someone who can write the database and recompute SHA-256 can
@@ -243,6 +244,24 @@ pub struct SessionRecord {
     pub event_count: u64,
     /// The seal, once the session finished.
     pub seal: Option<Seal>,
+}
+
+/// The session record as the seal hash covers it: a JSON array of the metadata, end time,
+/// exit code and the seal's counts and spill path, in this order.
+pub(crate) fn seal_record(
+    meta: &SessionMeta,
+    end: Timestamp,
+    exit_code: Option<i32>,
+    counts: (u64, u64, u64),
+    spill_path: Option<&[u8]>,
+) -> String {
+    let (events, stored, lost) = counts;
+    serde_json::to_string(&(
+        (&meta.id, meta.start.0, &meta.argv, &meta.cwd, &meta.mode),
+        (&meta.profile, &meta.sandbox, meta.uid, &meta.hostname, &meta.ward_version),
+        (end.0, exit_code, events, stored, lost, spill_path.map(PathBytes::from)),
+    ))
+    .unwrap_or_default()
 }
 
 #[cfg(test)]

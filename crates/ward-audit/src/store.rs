@@ -6,7 +6,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, Row};
 use std::fmt;
 use std::io::BufRead;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use ward_event::{Event, PathBytes, Timestamp};
@@ -24,6 +24,9 @@ pub struct Seal {
     pub spill_path: Option<PathBuf>,
     /// Events that were neither stored nor spilled.
     pub lost_count: u64,
+    /// SHA-256 over the final hash and the session record (see the crate docs); `None` in
+    /// databases written before it existed.
+    pub seal_hash: Option<String>,
 }
 
 /// The result of [`Store::verify`].
@@ -71,7 +74,8 @@ impl fmt::Display for VerifyReport {
 /// The first broken event of a session and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
-    /// Sequence number of the first event that does not check out.
+    /// Sequence number of the first event that does not check out; 0 when the events check
+    /// out but the session record does not ([`BreakReason::SessionAltered`]).
     pub seq: u64,
     /// Why.
     pub reason: BreakReason,
@@ -79,7 +83,11 @@ pub struct Broken {
 
 impl fmt::Display for Broken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "broken at event {}: {}", self.seq, self.reason)
+        if self.seq == 0 {
+            write!(f, "broken: {}", self.reason)
+        } else {
+            write!(f, "broken at event {}: {}", self.seq, self.reason)
+        }
     }
 }
 
@@ -109,6 +117,9 @@ pub enum BreakReason {
     SealMismatch,
     /// The event was not stored in the database and could not be checked elsewhere.
     NotStored(String),
+    /// The events check out, but the session record (command, times, exit code, counts) is not
+    /// what was sealed.
+    SessionAltered,
 }
 
 impl fmt::Display for BreakReason {
@@ -133,6 +144,9 @@ impl fmt::Display for BreakReason {
                 f.write_str("the chain does not end in the sealed final hash (events were rewritten)")
             }
             BreakReason::NotStored(why) => write!(f, "not in the database: {why}"),
+            BreakReason::SessionAltered => f.write_str(
+                "the session record (command, times, exit code or counts) differs from what was sealed",
+            ),
         }
     }
 }
@@ -146,7 +160,7 @@ pub struct Store {
 
 const SESSION_COLUMNS: &str = "id, start_ns, argv, cwd, mode, profile, sandbox, uid, hostname, ward_version,
     end_ns, exit_code, event_count, stored_count, final_hash, spill_path, lost_count,
-    (SELECT max(seq) FROM events WHERE events.session = sessions.id)";
+    seal_hash, (SELECT max(seq) FROM events WHERE events.session = sessions.id)";
 
 impl Store {
     /// Opens the database at `path`, creating its directory and schema if missing.
@@ -394,6 +408,19 @@ impl Store {
         }
         if hex::encode(chain.prev) != seal.final_hash {
             report.broken = broken(seal.event_count.max(1), BreakReason::SealMismatch);
+            return Ok(report);
+        }
+        if let Some(sealed) = &seal.seal_hash {
+            let record = crate::seal_record(
+                &rec.meta,
+                rec.end.unwrap_or_default(),
+                rec.exit_code,
+                (seal.event_count, seal.stored_count, seal.lost_count),
+                seal.spill_path.as_ref().map(|p| p.as_os_str().as_bytes()),
+            );
+            if rec.end.is_none() || &chain::seal_hash(&chain.prev, &record) != sealed {
+                report.broken = broken(0, BreakReason::SessionAltered);
+            }
         }
         Ok(report)
     }
@@ -534,7 +561,8 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<Result<SessionRecord, Audit
     let final_hash: Option<String> = r.get(14)?;
     let spill_path: Option<Vec<u8>> = r.get(15)?;
     let lost_count: Option<i64> = r.get(16)?;
-    let max_seq: Option<i64> = r.get(17)?;
+    let seal_hash: Option<String> = r.get(17)?;
+    let max_seq: Option<i64> = r.get(18)?;
     let seal = match (event_count, final_hash) {
         (Some(count), Some(hash)) => Some(Seal {
             event_count: count as u64,
@@ -542,6 +570,7 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<Result<SessionRecord, Audit
             final_hash: hash,
             spill_path: spill_path.map(|p| PathBuf::from(std::ffi::OsString::from_vec(p))),
             lost_count: lost_count.unwrap_or(0) as u64,
+            seal_hash,
         }),
         _ => None,
     };

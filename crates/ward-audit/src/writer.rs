@@ -203,6 +203,7 @@ impl Writer {
         };
         let state = State {
             conn,
+            meta: meta.clone(),
             session: meta.id.clone(),
             prev: chain::genesis(&meta.id),
             seq: 0,
@@ -334,6 +335,7 @@ const MAX_ERRORS: usize = 4;
 
 struct State {
     conn: Connection,
+    meta: SessionMeta,
     session: String,
     prev: Hash,
     seq: u64,
@@ -607,11 +609,23 @@ impl State {
         let (events, stored, lost) = (self.seq, self.stored, self.lost);
         let hash = hex::encode(self.prev);
         let spill = self.spill_path.as_ref().map(|p| p.as_os_str().as_bytes().to_vec());
+        let record = crate::seal_record(&self.meta, end, exit_code, (events, stored, lost), spill.as_deref());
+        let seal_hash = chain::seal_hash(&self.prev, &record);
         let res = self.with_retry("sealing the session", |conn| {
             conn.execute(
                 "UPDATE sessions SET end_ns = ?2, exit_code = ?3, event_count = ?4, stored_count = ?5,
-                     final_hash = ?6, spill_path = ?7, lost_count = ?8 WHERE id = ?1",
-                params![session, end.0 as i64, exit_code, events as i64, stored as i64, hash, spill, lost as i64],
+                     final_hash = ?6, spill_path = ?7, lost_count = ?8, seal_hash = ?9 WHERE id = ?1",
+                params![
+                    session,
+                    end.0 as i64,
+                    exit_code,
+                    events as i64,
+                    stored as i64,
+                    hash,
+                    spill,
+                    lost as i64,
+                    seal_hash
+                ],
             )?;
             Ok(())
         });
