@@ -10,6 +10,10 @@
 //! standard base64 of its bytes. `argv` and `filters` hold the JSON of the event format (an
 //! array); `addr` holds the address as text (`1.2.3.4:443`, `[::1]:80`, `unix:/run/x.sock`),
 //! or its JSON when it holds a non-UTF-8 unix path.
+//!
+//! Values are data, written as recorded: a path the supervised program chose may start with
+//! `=`, `+`, `-` or `@`, which spreadsheet programs read as a formula. Import the file as text
+//! rather than opening it directly when the session is untrusted.
 
 use crate::{AuditError, Store};
 use base64::Engine as _;

@@ -20,7 +20,8 @@
 //! retries with backoff. Two tables:
 //!
 //! - `sessions`: one row per session, its [`SessionMeta`], and once finished the end time, exit
-//!   code and seal (`event_count`, `stored_count`, `final_hash`, `spill_path`, `lost_count`).
+//!   code and seal (`event_count`, `stored_count`, `final_hash`, `spill_path`, `lost_count`,
+//!   `seal_hash`).
 //! - `events`: one row per event, keyed by `(session, seq)`. The column `line` holds the event's
 //!   JSON line exactly as `ward exec --events` writes it (the format is documented in
 //!   `ward-event`); it is the canonical record. `kind`, `path`, `pid` and `ok` are copies for
@@ -34,13 +35,14 @@
 //! an event breaks the chain at that event. Removing the *last* events leaves a shorter but
 //! valid chain, so when a session finishes ward writes a seal: the number of events, the
 //! final hash, and a seal hash over the final hash and the session record (command, times,
-//! exit code, counts), so that editing what the session row says is detected too. [`Store::verify`] recomputes the chain and compares it with the seal, and names
-//! the first event that does not match ([`VerifyReport`]).
+//! exit code, counts), so that editing what the session row says is detected too.
+//! [`Store::verify`] recomputes the chain, compares it with the seal, and names the first
+//! event that does not match ([`VerifyReport`]).
 //!
 //! What the chain does not do: someone who can write the database and recompute SHA-256 can
 //! rewrite a whole session and its seal consistently, or delete a session outright (there is
-//! no chain across sessions). Keep a copy of the final hash
-//! (`ward exec` prints it, [`WriteSummary::final_hash`]) somewhere else to detect that too.
+//! no chain across sessions). Keep a copy of the final hash ([`WriteSummary::final_hash`],
+//! `ward sessions --format json`) somewhere else to detect that too.
 //!
 //! # When storing fails
 //!
@@ -54,7 +56,6 @@
 //! they are. The [`WriteSummary`] says how many events were stored, spilled (and where) or lost,
 //! and the seal records it, so `verify` continues the chain through the spill file and
 //! [`Store::events`] and the exports read the spilled events back (while the file is there).
-
 //!
 //! # Cost
 //!
