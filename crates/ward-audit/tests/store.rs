@@ -602,6 +602,61 @@ fn two_sessions_can_write_the_same_database_at_once() {
     }
 }
 
+/// Two `ward exec` at once are two processes: run `process_writer_child` twice, concurrently.
+#[test]
+fn two_processes_can_write_the_same_database_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    Store::open(&db).unwrap();
+    let ids = ["20261129-191500-00pa", "20261129-191500-00pb"];
+    let children: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "process_writer_child", "--ignored", "--nocapture", "--test-threads=1"])
+                .env("WARD_AUDIT_CHILD_DB", &db)
+                .env("WARD_AUDIT_CHILD_ID", id)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        eprintln!("{}", stdout.lines().find(|l| l.contains("busy retries")).unwrap_or(""));
+        assert!(
+            out.status.success() && stdout.contains("CHILD-WRITER-OK"),
+            "stdout:\n{stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let store = Store::open(&db).unwrap();
+    for id in ids {
+        let r = store.verify(id).unwrap();
+        assert!(r.is_ok() && r.sealed && r.checked == 10000, "{r}");
+    }
+}
+
+#[test]
+#[ignore = "run by two_processes_can_write_the_same_database_at_once"]
+fn process_writer_child() {
+    let (Some(db), Some(id)) = (std::env::var_os("WARD_AUDIT_CHILD_DB"), std::env::var("WARD_AUDIT_CHILD_ID").ok()) else {
+        return;
+    };
+    let opts = WriterOptions { batch_size: 50, ..Default::default() };
+    let w = Writer::start_with(Path::new(&db), meta(&id), None, opts).unwrap();
+    let sink = w.sink();
+    for p in numbered(10000) {
+        sink.record(event(p));
+    }
+    let summary = w.finish(Some(0), Timestamp::now()).unwrap();
+    assert!(summary.is_complete(), "{summary:?}");
+    println!("busy retries: {}", summary.busy_retries);
+    println!("CHILD-WRITER-OK");
+}
+
 #[test]
 fn a_tiny_queue_slows_senders_down_but_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
