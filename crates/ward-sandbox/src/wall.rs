@@ -20,7 +20,12 @@
 //! call the supervisor traps (socket, io_uring, ptrace, process_vm_*, pidfd_getfd, unshare and
 //! clone with namespace flags, setns, chroot, mount and the new mount API, nested seccomp
 //! listeners, file handles, userfaultfd), the supervisor would never see it and no event would
-//! be recorded. Those entries are **backstops**: they return `SECCOMP_RET_TRACE`,
+//! be recorded.
+//!
+//! One rule exists only in the wall on its own: `seccomp(SET_MODE_FILTER, NEW_LISTENER)`.
+//! Supervised, the supervisor's code installs its own listener filter right after [`crate::seal`],
+//! so the wall must let that call through; from then on the supervisor traps nested listeners
+//! itself. Those entries are **backstops**: they return `SECCOMP_RET_TRACE`,
 //! which ranks *below* `USER_NOTIF`, so the supervisor decides and records; and with no tracer
 //! attached the kernel fails a `TRACE` call with `ENOSYS`, so the call still fails if the
 //! supervisor is gone. With [`WallOptions::supervised`] false (the wall on its own) backstops
@@ -104,6 +109,8 @@ pub enum OnlyIf {
     NetlinkRouteAllowed,
     /// When they are not.
     NetlinkRouteDenied,
+    /// Only in the wall on its own (no supervisor filter will follow).
+    Unsupervised,
 }
 
 /// A condition on one argument.
@@ -243,6 +250,7 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
         match rule.only_if {
             Some(OnlyIf::NetlinkRouteAllowed) if !opts.allow_netlink_route => continue,
             Some(OnlyIf::NetlinkRouteDenied) if opts.allow_netlink_route => continue,
+            Some(OnlyIf::Unsupervised) if opts.supervised => continue,
             _ => {}
         }
         let Some(nr) = syscall_number(&rule.syscall) else {
@@ -569,6 +577,8 @@ mod tests {
         let sc = libc::SYS_seccomp;
         assert_eq!(eval(&ALONE, sc, [1, 8, 0, 0, 0, 0]), eperm);
         assert_eq!(eval(&ALONE, sc, [1, 0, 0, 0, 0, 0]), ret::ALLOW);
+        // Supervised, the supervisor's own listener is installed after the wall: allowed.
+        assert_eq!(eval(&SUPERVISED, sc, [1, 8, 0, 0, 0, 0]), ret::ALLOW);
     }
 
     #[test]

@@ -475,6 +475,12 @@ fn the_wall_stops_dangerous_calls_and_kills_foreign_arch_calls() {
         assert_eq!(env.builtin("off", true, true, "io_uring", None), "ENOSYS");
         assert_eq!(env.builtin("off", true, true, "unshare", None), "ENOSYS");
         assert_eq!(env.builtin("workspace-write", true, true, "io_uring", None), "ENOSYS", "as {}", user.name);
+        // With a notifier on top (what the supervisor installs after seal): a backstop yields
+        // to it (its sentinel answer arrives), an errno entry does not (no notification).
+        // (The sentinel is ENOTUNIQ, errno 76, printed as E76.)
+        assert_eq!(env.builtin("off", false, false, "notifier", None), "E76 E76");
+        assert_eq!(env.builtin("off", true, true, "notifier", None), "E76 EPERM", "as {}", user.name);
+        assert_eq!(env.builtin("workspace-write", true, true, "notifier", None), "E76 EPERM", "as {}", user.name);
         // x32 and int 0x80 die with SIGSYS before any rule is looked at.
         for call in ["x32", "int80"] {
             let r = env.builtin("workspace-write", false, true, call, None);

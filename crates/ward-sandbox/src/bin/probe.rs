@@ -80,6 +80,15 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
             }
             format!("{:.0} ns per getppid", start.elapsed().as_nanos() as f64 / n as f64)
         }
+        "notifier" => {
+            // The supervisor's filter on top of the wall traps io_uring_setup (a backstop) and
+            // bpf (an errno entry); which answer does each call get?
+            let calls = [libc::SYS_io_uring_setup, libc::SYS_bpf];
+            match probe::under_notifier(&calls, &calls) {
+                Ok(r) => r.into_iter().map(errno_name).collect::<Vec<_>>().join(" "),
+                Err(e) => format!("error {e}"),
+            }
+        }
         "caps" => format!(
             "caps={:#x} nnp={}",
             sys::effective_capabilities().unwrap_or(u64::MAX),

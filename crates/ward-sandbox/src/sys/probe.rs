@@ -230,3 +230,52 @@ pub fn pidfd_getfd(pid: libc::pid_t, fd: libc::c_int) -> i64 {
     }
     r
 }
+
+/// Installs a user-notification filter on top of whatever is installed (as the supervisor
+/// does after `seal`) that traps `trapped`, answers every notification from a thread with
+/// `-ENOTUNIQ` (a sentinel none of these calls returns on its own), then makes each call of
+/// `calls` and returns the raw results. Shows which filter's answer wins.
+pub fn under_notifier(trapped: &[libc::c_long], calls: &[libc::c_long]) -> io::Result<Vec<i64>> {
+    let arch = crate::wall::native_audit_arch();
+    let mut prog = vec![
+        libc::sock_filter { code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16, jt: 0, jf: 0, k: 4 },
+        libc::sock_filter { code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16, jt: 1, jf: 0, k: arch },
+        libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW },
+        libc::sock_filter { code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16, jt: 0, jf: 0, k: 0 },
+    ];
+    for &nr in trapped {
+        prog.push(libc::sock_filter { code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16, jt: 0, jf: 1, k: nr as u32 });
+        prog.push(libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_USER_NOTIF });
+    }
+    prog.push(libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW });
+    super::set_no_new_privs()?;
+    let fprog = libc::sock_fprog { len: prog.len() as u16, filter: prog.as_mut_ptr() };
+    // SAFETY: `fprog` points at `prog`, alive for the call; the kernel copies the program.
+    let listener = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if listener < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let listener = listener as libc::c_int;
+    std::thread::spawn(move || loop {
+        // SAFETY: seccomp_notif is plain data; all-zero is the required input.
+        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: `req` is a writable seccomp_notif, as NOTIF_RECV expects.
+        if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req) } != 0 {
+            if errno() == libc::EINTR {
+                continue;
+            }
+            return;
+        }
+        let mut resp = libc::seccomp_notif_resp { id: req.id, val: 0, error: -libc::ENOTUNIQ, flags: 0 };
+        // SAFETY: `resp` is a valid seccomp_notif_resp for the request just received.
+        unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp) };
+    });
+    Ok(calls.iter().map(|&nr| raw_syscall(nr, 0, 0, 0)).collect())
+}
