@@ -605,5 +605,67 @@ fn af_number(name: &str) -> u16 {
     }
 }
 
+/// The fuzz target's body (shared by `fuzz/` under cargo-fuzz and the stable-Rust mutation loop
+/// in `tests/fuzz_loop.rs`): imports `data` as one log and, split at its first `\0`, as two `-ff`
+/// files, then analyses and renders the result in every format. Panics only if an invariant
+/// breaks: every non-empty line is either understood or counted as not understood.
+#[doc(hidden)]
+pub fn fuzz_one(data: &[u8]) {
+    let opts = StraceOptions {
+        cwd: Some(PathBytes::from("/p")),
+        session: None,
+    };
+    let one = [StraceInput {
+        name: "fuzz.log".into(),
+        pid: None,
+        text: data,
+    }];
+    let log = import(&one, &opts);
+    let lines = data.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+    assert_eq!(log.lines, lines);
+    assert!(log.problem_count <= lines);
+    assert!(log.problems.len() <= MAX_PROBLEMS.min(log.problem_count));
+    assert!(log.events.len() <= lines);
+    for line in data.split(|&b| b == b'\n') {
+        let _ = line::parse_line(&String::from_utf8_lossy(line));
+    }
+    let (a, b) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &data[..0]),
+    };
+    let two = [
+        StraceInput {
+            name: "out.100".into(),
+            pid: Some(100),
+            text: a,
+        },
+        StraceInput {
+            name: "out.101".into(),
+            pid: Some(101),
+            text: b,
+        },
+    ];
+    let split = import(&two, &opts);
+    let session = crate::Session {
+        events: split.events,
+        ..crate::Session::from_strace("fuzz".into(), &one, PathBytes::from("/p"), Some(PathBytes::from("/h")))
+    };
+    let report = crate::Report::build(&[session], &crate::Options::default());
+    for format in [crate::Format::Text, crate::Format::Markdown, crate::Format::Json] {
+        let out = crate::render(
+            &report,
+            &crate::RenderOptions {
+                format,
+                ..Default::default()
+            },
+        );
+        if format == crate::Format::Text {
+            for l in out.lines() {
+                assert!(l.chars().count() <= 100, "text line wider than 100 columns: {l:?}");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
