@@ -24,7 +24,9 @@
 //!    P1 and C never return from `enter`. [`SandboxMode::LandlockOnly`] applies Landlock in
 //!    the calling process and returns its own pid; [`SandboxMode::Off`] returns at once.
 //! 2. [`seal`], in the returned process, right before the supervisor's notification filter:
-//!    `no_new_privs`, no capabilities, and the static seccomp wall of [`wall`].
+//!    `no_new_privs`, no capabilities (kept in [`SandboxMode::Off`]), and the static seccomp
+//!    wall of [`wall`]. With `plan.supervised` (the default) the wall lets exactly one
+//!    `seccomp(NEW_LISTENER)` kind of call through: the supervisor's own, which must follow.
 //!
 //! Then the supervisor's code installs its user-notification filter and execs the command.
 //!
@@ -55,7 +57,11 @@
 //!   stderr is kept), so a pipe whose EOF ward waits for closes when the command closes it;
 //! - only D's view has the sandbox: inside, `/tmp` is private (sockets there, such as
 //!   `SSH_AUTH_SOCK` under `/tmp/ssh-*`, are not reachable; point `TMPDIR` at `/tmp`), and
-//!   everything outside the writable roots is read-only.
+//!   everything outside the writable roots is read-only;
+//! - opening through `/proc/<pid>/root` sees the masks: to serve a read of a secret a person
+//!   approved, ward must open the path from its own root, not the tree's;
+//! - [`default_sockets`] lists unix sockets worth masking like secrets (container engines, the
+//!   session bus, keyrings, agents): add them to `plan.secrets`.
 //!
 //! # Which wall stops what
 //!
