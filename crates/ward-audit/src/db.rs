@@ -70,7 +70,8 @@ pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     // fewer WAL frames, hence fewer write calls, per event.
     // (Measured: 16 KiB pages cost ~10% less writer CPU per event than 4 KiB and make the
     // file ~9% smaller.)
-    conn.execute_batch("PRAGMA page_size=16384").map_err(open_err)?;
+    conn.execute_batch("PRAGMA page_size=16384")
+        .map_err(open_err)?;
     // journal_mode is persistent in the file; setting it again is a cheap no-op.
     let mode: String = conn
         .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
@@ -85,8 +86,10 @@ pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     }
     // secure_delete=FAST zeroes the space that b-tree balancing frees (at no extra I/O), so
     // the file holds no stale copies of records: any altered record byte is a live one.
-    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA secure_delete=FAST;")
-        .map_err(open_err)?;
+    conn.execute_batch(
+        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA secure_delete=FAST;",
+    )
+    .map_err(open_err)?;
     ensure_schema(&conn).map_err(|e| match e {
         AuditError::Sqlite(cause) => open_err(cause),
         other => other,

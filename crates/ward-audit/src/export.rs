@@ -22,9 +22,33 @@ use ward_event::{Event, Outcome, PathBytes, SockAddr};
 
 /// The CSV header, in column order.
 pub const CSV_COLUMNS: [&str; 27] = [
-    "session", "seq", "ts", "pid", "tid", "ppid", "exe", "syscall", "kind", "path", "path2",
-    "flags", "argv", "addr", "domain", "target_pid", "signal", "detail", "ok", "ret", "errno",
-    "action", "verdict", "score", "filters", "by", "hash",
+    "session",
+    "seq",
+    "ts",
+    "pid",
+    "tid",
+    "ppid",
+    "exe",
+    "syscall",
+    "kind",
+    "path",
+    "path2",
+    "flags",
+    "argv",
+    "addr",
+    "domain",
+    "target_pid",
+    "signal",
+    "detail",
+    "ok",
+    "ret",
+    "errno",
+    "action",
+    "verdict",
+    "score",
+    "filters",
+    "by",
+    "hash",
 ];
 
 /// Writes the session's stored lines, one per line. Returns the number of events.
@@ -85,7 +109,11 @@ pub fn csv_fields(e: &Event) -> Vec<String> {
         json(&e.decision.action).trim_matches('"').to_string(),
         e.decision.verdict.as_str().to_string(),
         e.decision.score.to_string(),
-        if e.decision.filters.is_empty() { String::new() } else { json(&e.decision.filters) },
+        if e.decision.filters.is_empty() {
+            String::new()
+        } else {
+            json(&e.decision.filters)
+        },
         json(&e.decision.by).trim_matches('"').to_string(),
         opt(e.hash.clone()),
     ]
@@ -101,7 +129,10 @@ fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
 pub fn csv_path(p: &PathBytes) -> String {
     match p.as_str() {
         Some(s) if !s.starts_with("b64:") => s.to_string(),
-        _ => format!("b64:{}", base64::engine::general_purpose::STANDARD.encode(p.as_bytes())),
+        _ => format!(
+            "b64:{}",
+            base64::engine::general_purpose::STANDARD.encode(p.as_bytes())
+        ),
     }
 }
 
@@ -150,7 +181,20 @@ mod tests {
     #[test]
     fn rows_are_quoted_as_rfc4180_says() {
         let mut out = Vec::new();
-        write_row(&mut out, ["a".into(), "b,c".into(), "say \"hi\"".into(), "x\ny".into(), String::new()]).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "a,\"b,c\",\"say \"\"hi\"\"\",\"x\ny\",\r\n");
+        write_row(
+            &mut out,
+            [
+                "a".into(),
+                "b,c".into(),
+                "say \"hi\"".into(),
+                "x\ny".into(),
+                String::new(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a,\"b,c\",\"say \"\"hi\"\"\",\"x\ny\",\r\n"
+        );
     }
 }

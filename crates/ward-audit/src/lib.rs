@@ -193,7 +193,9 @@ impl SessionMeta {
     /// fields as needed.
     pub fn new(id: String, start: Timestamp, argv: Vec<PathBytes>, cwd: PathBytes) -> Self {
         use std::os::unix::fs::MetadataExt;
-        let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX);
+        let uid = std::fs::metadata("/proc/self")
+            .map(|m| m.uid())
+            .unwrap_or(u32::MAX);
         let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_default();
@@ -220,7 +222,10 @@ impl SessionMeta {
                 out.push(' ');
             }
             let a = arg.to_string_lossy();
-            if a.is_empty() || a.chars().any(|c| c.is_whitespace() || c == '\'' || c == '"') {
+            if a.is_empty()
+                || a.chars()
+                    .any(|c| c.is_whitespace() || c == '\'' || c == '"')
+            {
                 out.push('\'');
                 out.push_str(&a.replace('\'', "'\\''"));
                 out.push('\'');
@@ -259,8 +264,21 @@ pub(crate) fn seal_record(
     let (events, stored, lost) = counts;
     serde_json::to_string(&(
         (&meta.id, meta.start.0, &meta.argv, &meta.cwd, &meta.mode),
-        (&meta.profile, &meta.sandbox, meta.uid, &meta.hostname, &meta.ward_version),
-        (end.0, exit_code, events, stored, lost, spill_path.map(PathBytes::from)),
+        (
+            &meta.profile,
+            &meta.sandbox,
+            meta.uid,
+            &meta.hostname,
+            &meta.ward_version,
+        ),
+        (
+            end.0,
+            exit_code,
+            events,
+            stored,
+            lost,
+            spill_path.map(PathBytes::from),
+        ),
     ))
     .unwrap_or_default()
 }
@@ -277,8 +295,9 @@ mod tests {
         assert!(a[16..].bytes().all(|b| b.is_ascii_hexdigit()), "{a}");
         let b = new_session_id(Timestamp(1_764_429_601_000_000_000));
         assert!(a[..15] < b[..15]);
-        let many: std::collections::HashSet<_> =
-            (0..50).map(|_| new_session_id(Timestamp(1_764_429_600_000_000_000))).collect();
+        let many: std::collections::HashSet<_> = (0..50)
+            .map(|_| new_session_id(Timestamp(1_764_429_600_000_000_000)))
+            .collect();
         assert!(many.len() > 40, "suffixes should be random");
     }
 

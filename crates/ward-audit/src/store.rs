@@ -63,7 +63,9 @@ impl fmt::Display for VerifyReport {
                     write!(f, " ({} of them in the spill file)", self.checked_in_spill)?;
                 }
                 if !self.sealed {
-                    f.write_str(" (not sealed: still running, or ward stopped before finishing it)")?;
+                    f.write_str(
+                        " (not sealed: still running, or ward stopped before finishing it)",
+                    )?;
                 }
                 Ok(())
             }
@@ -158,7 +160,8 @@ pub struct Store {
     path: PathBuf,
 }
 
-const SESSION_COLUMNS: &str = "id, start_ns, argv, cwd, mode, profile, sandbox, uid, hostname, ward_version,
+const SESSION_COLUMNS: &str =
+    "id, start_ns, argv, cwd, mode, profile, sandbox, uid, hostname, ward_version,
     end_ns, exit_code, event_count, stored_count, final_hash, spill_path, lost_count,
     seal_hash, (SELECT max(seq) FROM events WHERE events.session = sessions.id)";
 
@@ -179,9 +182,9 @@ impl Store {
 
     /// All sessions, oldest first.
     pub fn sessions(&self) -> Result<Vec<SessionRecord>, AuditError> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {SESSION_COLUMNS} FROM sessions ORDER BY start_ns, id"))?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions ORDER BY start_ns, id"
+        ))?;
         let rows = stmt.query_map([], session_from_row)?;
         let mut out = Vec::new();
         for r in rows {
@@ -236,9 +239,9 @@ impl Store {
         if id.is_empty() {
             return Err(AuditError::NoSuchSession(id.into()));
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6")?;
+        let mut stmt = self.conn.prepare(
+            "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6",
+        )?;
         let candidates: Vec<String> = stmt
             .query_map([id], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
@@ -295,13 +298,13 @@ impl Store {
         while let Some(row) = rows.next()? {
             let seq: i64 = row.get(0)?;
             let line = match row.get_ref(1)? {
-                ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t).map_err(|e| {
-                    AuditError::BadEvent {
+                ValueRef::Text(t) | ValueRef::Blob(t) => {
+                    std::str::from_utf8(t).map_err(|e| AuditError::BadEvent {
                         session: full.clone(),
                         seq: seq as u64,
                         reason: format!("not UTF-8: {e}"),
-                    }
-                })?,
+                    })?
+                }
                 _ => {
                     return Err(AuditError::BadEvent {
                         session: full.clone(),
@@ -384,7 +387,12 @@ impl Store {
         };
         let broken = |seq, reason| Some(Broken { seq, reason });
         if stored > seal.stored_count {
-            report.broken = broken(seal.stored_count + 1, BreakReason::AfterSeal { sealed: seal.stored_count });
+            report.broken = broken(
+                seal.stored_count + 1,
+                BreakReason::AfterSeal {
+                    sealed: seal.stored_count,
+                },
+            );
             return Ok(report);
         }
         if stored < seal.stored_count {
@@ -500,23 +508,43 @@ fn check_row(row: &Row<'_>) -> Result<(String, Columns), BreakReason> {
 /// on failure the reason for the next one.
 fn verify_spill(chain: &mut Chain, seal: &Seal) -> Result<u64, (u64, BreakReason)> {
     let Some(path) = &seal.spill_path else {
-        return Err((0, BreakReason::NotStored(format!("{} events were lost", seal.event_count - seal.stored_count))));
+        return Err((
+            0,
+            BreakReason::NotStored(format!(
+                "{} events were lost",
+                seal.event_count - seal.stored_count
+            )),
+        ));
     };
     let file = std::fs::File::open(path).map_err(|e| {
-        (0, BreakReason::NotStored(format!("spilled to {}, which cannot be read: {e}", path.display())))
+        (
+            0,
+            BreakReason::NotStored(format!(
+                "spilled to {}, which cannot be read: {e}",
+                path.display()
+            )),
+        )
     })?;
     let mut n = 0;
     for line in std::io::BufReader::new(file).lines() {
         if chain.next_seq > seal.event_count {
             break;
         }
-        let line = line.map_err(|e| (n, BreakReason::BadJson(format!("in the spill file {}: {e}", path.display()))))?;
+        let line = line.map_err(|e| {
+            (
+                n,
+                BreakReason::BadJson(format!("in the spill file {}: {e}", path.display())),
+            )
+        })?;
         chain.check(&line, None).map_err(|r| (n, r))?;
         n += 1;
     }
     if chain.next_seq <= seal.event_count {
         let why = if seal.lost_count > 0 {
-            format!("{} events were lost (neither stored nor spilled)", seal.lost_count)
+            format!(
+                "{} events were lost (neither stored nor spilled)",
+                seal.lost_count
+            )
         } else {
             format!("the spill file {} ends early", path.display())
         };
@@ -584,4 +612,3 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<Result<SessionRecord, Audit
         seal,
     }))
 }
-

@@ -93,7 +93,11 @@ impl WriteSummary {
                 self.events
             );
             if let (Some(path), true) = (&self.spill_path, self.spilled > 0) {
-                s.push_str(&format!("; {} were saved to {}", self.spilled, path.display()));
+                s.push_str(&format!(
+                    "; {} were saved to {}",
+                    self.spilled,
+                    path.display()
+                ));
             }
             if self.lost > 0 {
                 s.push_str(&format!("; {} were lost", self.lost));
@@ -121,7 +125,10 @@ impl WriteSummary {
 
 enum Msg {
     Event(Box<Event>),
-    Finish { exit_code: Option<i32>, end: Timestamp },
+    Finish {
+        exit_code: Option<i32>,
+        end: Timestamp,
+    },
     Stop,
 }
 
@@ -149,7 +156,9 @@ impl EventSink for Sink {
 impl Sink {
     fn late(&self) {
         if !self.warned.swap(true, Ordering::Relaxed) {
-            eprintln!("ward: audit: an event arrived after its session was finished; it was not recorded");
+            eprintln!(
+                "ward: audit: an event arrived after its session was finished; it was not recorded"
+            );
         }
     }
 }
@@ -164,7 +173,9 @@ pub struct Writer {
 
 impl std::fmt::Debug for Writer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Writer").field("session", &self.session).finish_non_exhaustive()
+        f.debug_struct("Writer")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
     }
 }
 
@@ -191,14 +202,16 @@ impl Writer {
         // From here on, lock waits go through the writer's own retry loop, which counts them.
         conn.busy_timeout(Duration::from_millis(20))?;
         if let Some(pages) = opts.max_db_pages {
-            let _: i64 = conn.query_row(&format!("PRAGMA max_page_count={pages}"), [], |r| r.get(0))?;
+            let _: i64 =
+                conn.query_row(&format!("PRAGMA max_page_count={pages}"), [], |r| r.get(0))?;
         }
         let (tx, rx) = crossbeam_channel::bounded(opts.channel_capacity.max(1));
         let waits = Arc::new(AtomicU64::new(0));
         let spill_dirs = {
-            let first = opts.spill_dir.clone().unwrap_or_else(|| {
-                db.parent().unwrap_or(Path::new(".")).join("spill")
-            });
+            let first = opts
+                .spill_dir
+                .clone()
+                .unwrap_or_else(|| db.parent().unwrap_or(Path::new(".")).join("spill"));
             vec![first, std::env::temp_dir()]
         };
         let state = State {
@@ -251,7 +264,11 @@ impl Writer {
     /// Stores every event recorded so far, seals the session with its end time and exit
     /// code, and says what happened to the events. Call it after the supervisor has stopped
     /// recording: events recorded afterwards are not stored (a warning is printed once).
-    pub fn finish(mut self, exit_code: Option<i32>, end: Timestamp) -> Result<WriteSummary, AuditError> {
+    pub fn finish(
+        mut self,
+        exit_code: Option<i32>,
+        end: Timestamp,
+    ) -> Result<WriteSummary, AuditError> {
         let _ = self.tx.send(Msg::Finish { exit_code, end });
         self.join()
     }
@@ -428,7 +445,9 @@ impl State {
         let hex = std::str::from_utf8(&hex).unwrap_or_default();
         let line = chain::with_hash(unhashed, hex);
         if let Some(out) = self.jsonl.as_mut() {
-            let res = out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n"));
+            let res = out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n"));
             if let Err(e) = res {
                 self.jsonl_error = Some(e.to_string());
                 self.jsonl = None;
@@ -496,9 +515,10 @@ impl State {
         let mut delay = Duration::from_millis(1);
         let mut retried_other = false;
         loop {
-            let res = self.conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
-                op(&self.conn).and_then(|()| self.conn.execute_batch("COMMIT"))
-            });
+            let res = self
+                .conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .and_then(|()| op(&self.conn).and_then(|()| self.conn.execute_batch("COMMIT")));
             let err = match res {
                 Ok(()) => return Ok(()),
                 Err(e) => e,
@@ -539,7 +559,15 @@ impl State {
             )?;
             for row in batch {
                 let path = row.path.as_deref().map(path_value);
-                stmt.execute(params![session, row.seq as i64, row.kind, path, row.pid, row.ok, row.line])?;
+                stmt.execute(params![
+                    session,
+                    row.seq as i64,
+                    row.kind,
+                    path,
+                    row.pid,
+                    row.ok,
+                    row.line
+                ])?;
             }
             Ok(())
         })
@@ -557,7 +585,9 @@ impl State {
             };
             let mut res = Ok(());
             for row in batch {
-                res = out.write_all(row.line.as_bytes()).and_then(|()| out.write_all(b"\n"));
+                res = out
+                    .write_all(row.line.as_bytes())
+                    .and_then(|()| out.write_all(b"\n"));
                 if res.is_err() {
                     break;
                 }
@@ -589,7 +619,10 @@ impl State {
             let dir = self.spill_dirs.remove(0);
             let path = dir.join(format!("ward-spill-{}.jsonl", self.session));
             let opened = std::fs::create_dir_all(&dir).and_then(|()| {
-                std::fs::OpenOptions::new().create(true).append(true).open(&path)
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
             });
             match opened {
                 Ok(f) => {
@@ -608,8 +641,17 @@ impl State {
         let session = self.session.clone();
         let (events, stored, lost) = (self.seq, self.stored, self.lost);
         let hash = hex::encode(self.prev);
-        let spill = self.spill_path.as_ref().map(|p| p.as_os_str().as_bytes().to_vec());
-        let record = crate::seal_record(&self.meta, end, exit_code, (events, stored, lost), spill.as_deref());
+        let spill = self
+            .spill_path
+            .as_ref()
+            .map(|p| p.as_os_str().as_bytes().to_vec());
+        let record = crate::seal_record(
+            &self.meta,
+            end,
+            exit_code,
+            (events, stored, lost),
+            spill.as_deref(),
+        );
         let seal_hash = chain::seal_hash(&self.prev, &record);
         let res = self.with_retry("sealing the session", |conn| {
             conn.execute(

@@ -91,14 +91,25 @@ fn events_come_back_numbered_chained_and_verified() {
     sink.record(event("/etc/passwd"));
     let summary = w.finish(Some(3), Timestamp::now()).unwrap();
     assert!(summary.is_complete(), "{summary:?}");
-    assert_eq!((summary.events, summary.stored, summary.spilled, summary.lost), (3, 3, 0, 0));
+    assert_eq!(
+        (
+            summary.events,
+            summary.stored,
+            summary.spilled,
+            summary.lost
+        ),
+        (3, 3, 0, 0)
+    );
     assert!(summary.problem().is_none());
 
     let store = Store::open(&db).unwrap();
     let events = store.events(&id).unwrap();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert!(events.iter().all(|e| e.session == id));
-    assert_eq!(events[1].op.path.as_ref().unwrap().as_bytes(), b"/tmp/\xff\xfe");
+    assert_eq!(
+        events[1].op.path.as_ref().unwrap().as_bytes(),
+        b"/tmp/\xff\xfe"
+    );
     assert_eq!(summary.final_hash, events[2].hash);
 
     // The --events stream is exactly the stored lines, and each is Event::to_json.
@@ -109,7 +120,10 @@ fn events_come_back_numbered_chained_and_verified() {
         assert_eq!(*line, e.to_json());
     }
     let mut exported = Vec::new();
-    assert_eq!(ward_audit::export::write_jsonl(&store, &id, &mut exported).unwrap(), 3);
+    assert_eq!(
+        ward_audit::export::write_jsonl(&store, &id, &mut exported).unwrap(),
+        3
+    );
     assert_eq!(String::from_utf8(exported).unwrap(), stream);
 
     let rec = store.session(&id).unwrap().unwrap();
@@ -139,8 +153,15 @@ fn the_chain_follows_the_documented_rule() {
         .finalize()
         .to_vec();
     for e in store.events("20261129-100000-aaaa").unwrap() {
-        let unhashed = Event { hash: None, ..e.clone() }.to_json();
-        let h = Sha256::new().chain_update(&prev).chain_update(unhashed.as_bytes()).finalize();
+        let unhashed = Event {
+            hash: None,
+            ..e.clone()
+        }
+        .to_json();
+        let h = Sha256::new()
+            .chain_update(&prev)
+            .chain_update(unhashed.as_bytes())
+            .finalize();
         assert_eq!(e.hash.as_deref(), Some(hex::encode(h).as_str()));
         prev = h.to_vec();
     }
@@ -154,16 +175,40 @@ fn sessions_are_listed_oldest_first_and_found_by_prefix() {
     write_session(&db, "20261129-110000-bbbb", &["/b", "/c"]);
     write_session(&db, "20261129-110000-bbbc", &[]);
     let store = Store::open(&db).unwrap();
-    let ids: Vec<String> = store.sessions().unwrap().into_iter().map(|s| s.meta.id).collect();
+    let ids: Vec<String> = store
+        .sessions()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.meta.id)
+        .collect();
     // meta(..) stamps "now" as the start, so the order is the order of writing.
-    assert_eq!(ids, ["20261129-100000-aaaa", "20261129-110000-bbbb", "20261129-110000-bbbc"]);
-    assert_eq!(store.last_session().unwrap().unwrap().meta.id, "20261129-110000-bbbc");
-    assert_eq!(store.session("20261129-10").unwrap().unwrap().event_count, 1);
+    assert_eq!(
+        ids,
+        [
+            "20261129-100000-aaaa",
+            "20261129-110000-bbbb",
+            "20261129-110000-bbbc"
+        ]
+    );
+    assert_eq!(
+        store.last_session().unwrap().unwrap().meta.id,
+        "20261129-110000-bbbc"
+    );
+    assert_eq!(
+        store.session("20261129-10").unwrap().unwrap().event_count,
+        1
+    );
     assert!(store.session("nope").unwrap().is_none());
     let err = store.session("20261129-110000-bbb").unwrap_err();
-    assert!(matches!(err, ward_audit::AuditError::AmbiguousSession { .. }), "{err}");
+    assert!(
+        matches!(err, ward_audit::AuditError::AmbiguousSession { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("20261129-110000-bbbb"), "{err}");
-    assert!(matches!(store.events("zzz"), Err(ward_audit::AuditError::NoSuchSession(_))));
+    assert!(matches!(
+        store.events("zzz"),
+        Err(ward_audit::AuditError::NoSuchSession(_))
+    ));
     // An empty session verifies too.
     assert!(store.verify("20261129-110000-bbbc").unwrap().is_ok());
 }
@@ -171,7 +216,12 @@ fn sessions_are_listed_oldest_first_and_found_by_prefix() {
 /// Finds every offset of `marker` in the file.
 fn offsets(file: &Path, marker: &[u8]) -> Vec<usize> {
     let bytes = std::fs::read(file).unwrap();
-    bytes.windows(marker.len()).enumerate().filter(|(_, w)| *w == marker).map(|(i, _)| i).collect()
+    bytes
+        .windows(marker.len())
+        .enumerate()
+        .filter(|(_, w)| *w == marker)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 fn flip_byte(file: &Path, offset: usize) {
@@ -193,21 +243,39 @@ fn a_flipped_byte_in_the_file_names_the_altered_event() {
     // Once in the event line, once in the indexed path column; no stale copy in unused page
     // space (secure_delete), so any byte of it that changes belongs to a live record.
     assert_eq!(found.len(), 2, "{found:?}");
-    assert!(Store::open(&db).unwrap().verify("20261129-120000-cafe").unwrap().is_ok());
+    assert!(Store::open(&db)
+        .unwrap()
+        .verify("20261129-120000-cafe")
+        .unwrap()
+        .is_ok());
 
     let pristine = std::fs::read(&db).unwrap();
     let mut reasons = Vec::new();
     for off in found {
         std::fs::write(&db, &pristine).unwrap();
         flip_byte(&db, off + 3);
-        let report = Store::open(&db).unwrap().verify("20261129-120000-cafe").unwrap();
+        let report = Store::open(&db)
+            .unwrap()
+            .verify("20261129-120000-cafe")
+            .unwrap();
         let broken = report.broken.clone().expect("tampering must be detected");
         assert_eq!(broken.seq, 217, "{report}");
-        assert!(report.to_string().starts_with("session 20261129-120000-cafe: broken at event 217: "), "{report}");
+        assert!(
+            report
+                .to_string()
+                .starts_with("session 20261129-120000-cafe: broken at event 217: "),
+            "{report}"
+        );
         reasons.push(broken.reason);
     }
     reasons.sort_by_key(|r| format!("{r:?}"));
-    assert_eq!(reasons, [BreakReason::ColumnMismatch("path"), BreakReason::HashMismatch]);
+    assert_eq!(
+        reasons,
+        [
+            BreakReason::ColumnMismatch("path"),
+            BreakReason::HashMismatch
+        ]
+    );
 }
 
 #[test]
@@ -221,24 +289,46 @@ fn removed_or_added_events_are_detected() {
     let conn = rusqlite::Connection::open(&db).unwrap();
 
     // The last event: only the seal can tell.
-    conn.execute("DELETE FROM events WHERE session = ?1 AND seq = 10", [id]).unwrap();
+    conn.execute("DELETE FROM events WHERE session = ?1 AND seq = 10", [id])
+        .unwrap();
     let report = Store::open(&db).unwrap().verify(id).unwrap();
     let broken = report.broken.expect("a truncated tail must be detected");
-    assert_eq!((broken.seq, broken.reason), (10, BreakReason::Missing { next: None }));
+    assert_eq!(
+        (broken.seq, broken.reason),
+        (10, BreakReason::Missing { next: None })
+    );
 
     // One in the middle: a gap.
-    conn.execute("DELETE FROM events WHERE session = ?1 AND seq = 4", [id]).unwrap();
-    let broken = Store::open(&db).unwrap().verify(id).unwrap().broken.unwrap();
-    assert_eq!((broken.seq, broken.reason), (4, BreakReason::Missing { next: Some(5) }));
+    conn.execute("DELETE FROM events WHERE session = ?1 AND seq = 4", [id])
+        .unwrap();
+    let broken = Store::open(&db)
+        .unwrap()
+        .verify(id)
+        .unwrap()
+        .broken
+        .unwrap();
+    assert_eq!(
+        (broken.seq, broken.reason),
+        (4, BreakReason::Missing { next: Some(5) })
+    );
 
     // Tail removed and the seal lowered to match: the final hash still disagrees.
     let dir2 = tempfile::tempdir().unwrap();
     let db2 = db_in(&dir2);
     write_session(&db2, id, &refs);
     let conn2 = rusqlite::Connection::open(&db2).unwrap();
-    conn2.execute("DELETE FROM events WHERE seq = 10", []).unwrap();
-    conn2.execute("UPDATE sessions SET event_count = 9, stored_count = 9", []).unwrap();
-    let broken = Store::open(&db2).unwrap().verify(id).unwrap().broken.unwrap();
+    conn2
+        .execute("DELETE FROM events WHERE seq = 10", [])
+        .unwrap();
+    conn2
+        .execute("UPDATE sessions SET event_count = 9, stored_count = 9", [])
+        .unwrap();
+    let broken = Store::open(&db2)
+        .unwrap()
+        .verify(id)
+        .unwrap()
+        .broken
+        .unwrap();
     assert_eq!((broken.seq, broken.reason), (9, BreakReason::SealMismatch));
 
     // An event appended after the seal.
@@ -252,7 +342,12 @@ fn removed_or_added_events_are_detected() {
             [],
         )
         .unwrap();
-    let broken = Store::open(&db3).unwrap().verify(id).unwrap().broken.unwrap();
+    let broken = Store::open(&db3)
+        .unwrap()
+        .verify(id)
+        .unwrap()
+        .broken
+        .unwrap();
     assert_eq!(broken.seq, 11);
 }
 
@@ -274,11 +369,26 @@ fn an_edited_session_record_is_detected() {
         w.sink().record(event("/a"));
         w.finish(Some(2), Timestamp::now()).unwrap();
         assert!(Store::open(&db).unwrap().verify(id).unwrap().is_ok());
-        rusqlite::Connection::open(&db).unwrap().execute(edit, []).unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute(edit, [])
+            .unwrap();
         let report = Store::open(&db).unwrap().verify(id).unwrap();
-        let broken = report.broken.clone().unwrap_or_else(|| panic!("{edit}: not detected"));
-        assert_eq!((broken.seq, broken.reason), (0, BreakReason::SessionAltered), "{edit}");
-        assert!(report.to_string().starts_with(&format!("session {id}: broken: the session record")), "{report}");
+        let broken = report
+            .broken
+            .clone()
+            .unwrap_or_else(|| panic!("{edit}: not detected"));
+        assert_eq!(
+            (broken.seq, broken.reason),
+            (0, BreakReason::SessionAltered),
+            "{edit}"
+        );
+        assert!(
+            report
+                .to_string()
+                .starts_with(&format!("session {id}: broken: the session record")),
+            "{report}"
+        );
     }
 }
 
@@ -288,13 +398,25 @@ fn a_database_without_the_seal_hash_column_is_upgraded() {
     let db = db_in(&dir);
     write_session(&db, "20261129-131600-000a", &["/a"]);
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch("ALTER TABLE sessions DROP COLUMN seal_hash").unwrap();
+    conn.execute_batch("ALTER TABLE sessions DROP COLUMN seal_hash")
+        .unwrap();
     drop(conn);
     // Old sessions verify without it; new ones get it.
-    assert!(Store::open(&db).unwrap().verify("20261129-131600-000a").unwrap().is_ok());
+    assert!(Store::open(&db)
+        .unwrap()
+        .verify("20261129-131600-000a")
+        .unwrap()
+        .is_ok());
     write_session(&db, "20261129-131600-000b", &["/b"]);
     let store = Store::open(&db).unwrap();
-    assert!(store.session("20261129-131600-000b").unwrap().unwrap().seal.unwrap().seal_hash.is_some());
+    assert!(store
+        .session("20261129-131600-000b")
+        .unwrap()
+        .unwrap()
+        .seal
+        .unwrap()
+        .seal_hash
+        .is_some());
     assert!(store.verify("20261129-131600-000b").unwrap().is_ok());
 }
 
@@ -305,7 +427,8 @@ fn garbage_in_a_line_is_reported_not_a_panic() {
     let id = "20261129-140000-0002";
     write_session(&db, id, &["/a", "/b", "/c"]);
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute("UPDATE events SET line = '{not json' WHERE seq = 2", []).unwrap();
+    conn.execute("UPDATE events SET line = '{not json' WHERE seq = 2", [])
+        .unwrap();
     let store = Store::open(&db).unwrap();
     let broken = store.verify(id).unwrap().broken.unwrap();
     assert_eq!(broken.seq, 2);
@@ -351,7 +474,11 @@ fn a_database_held_locked_for_a_while_is_waited_for() {
     assert!(summary.busy_retries > 0, "{summary:?}");
     assert!(summary.is_complete(), "{summary:?}");
     assert_eq!(summary.stored, 500);
-    assert!(Store::open(&db).unwrap().verify("20261129-160000-0004").unwrap().is_ok());
+    assert!(Store::open(&db)
+        .unwrap()
+        .verify("20261129-160000-0004")
+        .unwrap()
+        .is_ok());
 }
 
 #[test]
@@ -371,8 +498,18 @@ fn a_database_locked_for_too_long_spills_and_says_where() {
     }
     // Let the first batches in, then lock the database for good.
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while Store::open(&db).unwrap().session(id).unwrap().unwrap().event_count < 100 {
-        assert!(std::time::Instant::now() < deadline, "the first events were never stored");
+    while Store::open(&db)
+        .unwrap()
+        .session(id)
+        .unwrap()
+        .unwrap()
+        .event_count
+        < 100
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first events were never stored"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let locker = rusqlite::Connection::open(&db).unwrap();
@@ -387,9 +524,16 @@ fn a_database_locked_for_too_long_spills_and_says_where() {
     assert_eq!(summary.lost, 0);
     assert!(!summary.sealed, "the seal could not be written either");
     let spill = summary.spill_path.clone().unwrap();
-    assert_eq!(spill, dir.path().join("state/ward/spill/ward-spill-20261129-170000-0005.jsonl"));
+    assert_eq!(
+        spill,
+        dir.path()
+            .join("state/ward/spill/ward-spill-20261129-170000-0005.jsonl")
+    );
     let text = summary.problem().unwrap();
-    assert!(text.contains("100 of 200 events could not be stored"), "{text}");
+    assert!(
+        text.contains("100 of 200 events could not be stored"),
+        "{text}"
+    );
     assert!(text.contains(&spill.display().to_string()), "{text}");
     assert!(text.contains("locked"), "{text}");
     let spilled = std::fs::read_to_string(&spill).unwrap();
@@ -428,7 +572,14 @@ fn a_full_database_spills_and_verify_follows_the_spill_file() {
     assert_eq!(summary.stored + summary.spilled, 2000, "{summary:?}");
     assert_eq!(summary.lost, 0);
     assert!(summary.errors[0].contains("full"), "{summary:?}");
-    assert_eq!(summary.spill_path.as_deref(), Some(dir.path().join("spill-here/ward-spill-20261129-180000-0006.jsonl").as_path()));
+    assert_eq!(
+        summary.spill_path.as_deref(),
+        Some(
+            dir.path()
+                .join("spill-here/ward-spill-20261129-180000-0006.jsonl")
+                .as_path()
+        )
+    );
     assert!(summary.problem().unwrap().contains("disk is full"));
     // The cap leaves room for the seal: a session row update needs no new page.
     assert!(summary.sealed, "{summary:?}");
@@ -437,7 +588,10 @@ fn a_full_database_spills_and_verify_follows_the_spill_file() {
     let events = store.events(id).unwrap();
     // Spilled events are read back from the spill file the seal names.
     assert_eq!(events.len(), 2000);
-    assert!(events.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));
+    assert!(events
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.seq == i as u64 + 1));
     let mut exported = Vec::new();
     ward_audit::export::write_jsonl(&store, id, &mut exported).unwrap();
     assert_eq!(exported.iter().filter(|b| **b == b'\n').count(), 2000);
@@ -452,12 +606,18 @@ fn a_full_database_spills_and_verify_follows_the_spill_file() {
     let target = format!("file-{:05}", first_spilled + 2);
     std::fs::write(&spill, text.replacen(&target, "file-XXXXX", 1)).unwrap();
     let broken = store.verify(id).unwrap().broken.unwrap();
-    assert_eq!((broken.seq, broken.reason), (first_spilled + 2, BreakReason::HashMismatch));
+    assert_eq!(
+        (broken.seq, broken.reason),
+        (first_spilled + 2, BreakReason::HashMismatch)
+    );
     // A spill file that is gone: verify says so; the stored events are still readable.
     std::fs::remove_file(&spill).unwrap();
     let broken = store.verify(id).unwrap().broken.unwrap();
     assert_eq!(broken.seq, first_spilled);
-    assert!(matches!(broken.reason, BreakReason::NotStored(_)), "{broken}");
+    assert!(
+        matches!(broken.reason, BreakReason::NotStored(_)),
+        "{broken}"
+    );
     assert_eq!(store.events(id).unwrap().len() as u64, summary.stored);
 }
 
@@ -485,10 +645,22 @@ fn when_the_spill_directory_fails_too_events_go_to_the_temp_dir() {
     let summary = w.finish(Some(0), Timestamp::now()).unwrap();
     let spill = summary.spill_path.clone().expect("spilled somewhere");
     let _cleanup = scopeguard(spill.clone());
-    assert_eq!(spill, std::env::temp_dir().join(format!("ward-spill-{id}.jsonl")));
+    assert_eq!(
+        spill,
+        std::env::temp_dir().join(format!("ward-spill-{id}.jsonl"))
+    );
     assert_eq!(summary.stored + summary.spilled, 300, "{summary:?}");
-    assert!(summary.errors.iter().any(|e| e.contains(&not_a_dir.display().to_string())), "{summary:?}");
-    assert_eq!(std::fs::read_to_string(&spill).unwrap().lines().count() as u64, summary.spilled);
+    assert!(
+        summary
+            .errors
+            .iter()
+            .any(|e| e.contains(&not_a_dir.display().to_string())),
+        "{summary:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&spill).unwrap().lines().count() as u64,
+        summary.spilled
+    );
 }
 
 struct RemoveOnDrop(PathBuf);
@@ -511,7 +683,10 @@ fn a_real_full_disk_is_reported_and_spilled() {
         .unwrap()
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    let has_unshare = std::process::Command::new("unshare").arg("--help").output().is_ok();
+    let has_unshare = std::process::Command::new("unshare")
+        .arg("--help")
+        .output()
+        .is_ok();
     if !is_root || !has_unshare {
         eprintln!("skipped: a tmpfs full disk needs root and unshare(1); the max_page_count test covers the logic");
         return;
@@ -534,7 +709,10 @@ fn a_real_full_disk_is_reported_and_spilled() {
         eprintln!("skipped: cannot mount a tmpfs here: {stderr}");
         return;
     }
-    assert!(out.status.success() && stdout.contains("TMPFS-CHILD-OK"), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        out.status.success() && stdout.contains("TMPFS-CHILD-OK"),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
 }
 
 #[test]
@@ -545,7 +723,16 @@ fn tmpfs_child() {
     };
     let db = Path::new(&mnt).join("audit.db");
     let id = new_session_id(Timestamp::now());
-    let w = Writer::start_with(&db, meta(&id), None, WriterOptions { batch_size: 100, ..Default::default() }).unwrap();
+    let w = Writer::start_with(
+        &db,
+        meta(&id),
+        None,
+        WriterOptions {
+            batch_size: 100,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     for p in numbered(10000) {
         w.sink().record(event(p));
     }
@@ -563,7 +750,11 @@ fn tmpfs_child() {
     assert!(problem.contains(&spill.display().to_string()), "{problem}");
     // What was committed is intact and readable.
     let store = Store::open(&db).unwrap();
-    let expected = if summary.sealed { 10000 } else { summary.stored };
+    let expected = if summary.sealed {
+        10000
+    } else {
+        summary.stored
+    };
     assert_eq!(store.events(&id).unwrap().len() as u64, expected);
     let report = store.verify(&id).unwrap();
     assert!(report.is_ok(), "{report}");
@@ -581,7 +772,16 @@ fn two_sessions_can_write_the_same_database_at_once() {
             let db = db.clone();
             let id = id.to_string();
             std::thread::spawn(move || {
-                let w = Writer::start_with(&db, meta(&id), None, WriterOptions { batch_size: 64, ..Default::default() }).unwrap();
+                let w = Writer::start_with(
+                    &db,
+                    meta(&id),
+                    None,
+                    WriterOptions {
+                        batch_size: 64,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 let sink = w.sink();
                 for p in numbered(5000) {
                     sink.record(event(p));
@@ -613,7 +813,13 @@ fn two_processes_can_write_the_same_database_at_once() {
         .iter()
         .map(|id| {
             std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "process_writer_child", "--ignored", "--nocapture", "--test-threads=1"])
+                .args([
+                    "--exact",
+                    "process_writer_child",
+                    "--ignored",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env("WARD_AUDIT_CHILD_DB", &db)
                 .env("WARD_AUDIT_CHILD_ID", id)
                 .stdout(std::process::Stdio::piped())
@@ -625,7 +831,13 @@ fn two_processes_can_write_the_same_database_at_once() {
     for child in children {
         let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        eprintln!("{}", stdout.lines().find(|l| l.contains("busy retries")).unwrap_or(""));
+        eprintln!(
+            "{}",
+            stdout
+                .lines()
+                .find(|l| l.contains("busy retries"))
+                .unwrap_or("")
+        );
         assert!(
             out.status.success() && stdout.contains("CHILD-WRITER-OK"),
             "stdout:\n{stdout}\nstderr:\n{}",
@@ -642,10 +854,16 @@ fn two_processes_can_write_the_same_database_at_once() {
 #[test]
 #[ignore = "run by two_processes_can_write_the_same_database_at_once"]
 fn process_writer_child() {
-    let (Some(db), Some(id)) = (std::env::var_os("WARD_AUDIT_CHILD_DB"), std::env::var("WARD_AUDIT_CHILD_ID").ok()) else {
+    let (Some(db), Some(id)) = (
+        std::env::var_os("WARD_AUDIT_CHILD_DB"),
+        std::env::var("WARD_AUDIT_CHILD_ID").ok(),
+    ) else {
         return;
     };
-    let opts = WriterOptions { batch_size: 50, ..Default::default() };
+    let opts = WriterOptions {
+        batch_size: 50,
+        ..Default::default()
+    };
     let w = Writer::start_with(Path::new(&db), meta(&id), None, opts).unwrap();
     let sink = w.sink();
     for p in numbered(10000) {
@@ -662,7 +880,10 @@ fn a_tiny_queue_slows_senders_down_but_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
     let id = "20261129-200000-0007";
-    let opts = WriterOptions { channel_capacity: 4, ..Default::default() };
+    let opts = WriterOptions {
+        channel_capacity: 4,
+        ..Default::default()
+    };
     let w = Writer::start_with(&db, meta(id), None, opts).unwrap();
     let threads: Vec<_> = (0..4)
         .map(|t| {
@@ -682,14 +903,20 @@ fn a_tiny_queue_slows_senders_down_but_loses_nothing() {
     assert!(summary.backpressure_waits > 0, "{summary:?}");
     let store = Store::open(&db).unwrap();
     let events = store.events(id).unwrap();
-    assert!(events.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));
+    assert!(events
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.seq == i as u64 + 1));
     // Each thread's events keep their order.
     let t0: Vec<String> = events
         .iter()
         .filter_map(|e| e.op.path.as_ref().map(|p| p.to_string_lossy()))
         .filter(|p| p.starts_with("/t0/"))
         .collect();
-    assert_eq!(t0, (0..2000).map(|i| format!("/t0/{i}")).collect::<Vec<_>>());
+    assert_eq!(
+        t0,
+        (0..2000).map(|i| format!("/t0/{i}")).collect::<Vec<_>>()
+    );
     assert!(store.verify(id).unwrap().is_ok());
 }
 
@@ -710,7 +937,10 @@ fn bad_database_files_are_errors_not_panics() {
     let db = db_in(&dir);
     write_session(&db, "20261129-210000-0008", &[]);
     let err = Writer::start(&db, meta("20261129-210000-0008"), None).unwrap_err();
-    assert!(matches!(err, ward_audit::AuditError::SessionExists(_)), "{err}");
+    assert!(
+        matches!(err, ward_audit::AuditError::SessionExists(_)),
+        "{err}"
+    );
 }
 
 fn cpu_seconds() -> f64 {
@@ -719,7 +949,12 @@ fn cpu_seconds() -> f64 {
 }
 
 fn stat_cpu(stat: &str) -> f64 {
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
 }
 
@@ -735,15 +970,20 @@ fn bench_writer_throughput() {
     let jsonl = std::fs::File::create(dir.path().join("events.jsonl")).unwrap();
     let id = new_session_id(Timestamp::now());
     let (start, cpu) = (std::time::Instant::now(), cpu_seconds());
-    let jsonl: Option<Box<dyn Write + Send>> =
-        if std::env::var_os("BENCH_NO_JSONL").is_some() { None } else { Some(Box::new(jsonl)) };
+    let jsonl: Option<Box<dyn Write + Send>> = if std::env::var_os("BENCH_NO_JSONL").is_some() {
+        None
+    } else {
+        Some(Box::new(jsonl))
+    };
     let w = Writer::start(&db, meta(&id), jsonl).unwrap();
     let threads: Vec<_> = (0..2u64)
         .map(|t| {
             let sink = w.sink();
             std::thread::spawn(move || {
                 for i in 0..n / 2 {
-                    sink.record(event(format!("/usr/share/doc/package-{t}{i}/changelog.Debian.gz")));
+                    sink.record(event(format!(
+                        "/usr/share/doc/package-{t}{i}/changelog.Debian.gz"
+                    )));
                 }
             })
         })
@@ -755,14 +995,20 @@ fn bench_writer_throughput() {
     let writer_cpu = std::fs::read_dir("/proc/self/task")
         .unwrap()
         .filter_map(|t| t.ok())
-        .find(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "ward-audit"))
+        .find(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "ward-audit")
+        })
         .map(|t| stat_cpu(&std::fs::read_to_string(t.path().join("stat")).unwrap()))
         .unwrap_or(0.0);
     let summary = w.finish(Some(0), Timestamp::now()).unwrap();
     let (secs, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
     assert_eq!(summary.stored, n);
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let hwm = status.lines().find(|l| l.starts_with("VmHWM")).unwrap_or("").to_string();
+    let hwm = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("")
+        .to_string();
     let size = std::fs::metadata(&db).unwrap().len();
     println!(
         "writer: {n} events in {secs:.2}s = {:.0} events/s; CPU per event: {:.1} µs in the writer thread, {:.1} µs in all threads; backpressure waits {}; db {:.0} B/event; {hwm}",
@@ -775,5 +1021,8 @@ fn bench_writer_throughput() {
     let start = std::time::Instant::now();
     let report = Store::open(&db).unwrap().verify(&id).unwrap();
     assert!(report.is_ok());
-    println!("verify: {:.0} events/s", n as f64 / start.elapsed().as_secs_f64());
+    println!(
+        "verify: {:.0} events/s",
+        n as f64 / start.elapsed().as_secs_f64()
+    );
 }

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use ward_audit::{SessionMeta, Writer};
-use ward_event::{Actor, DecidedBy, Decision, Event, OpKind, Operation, Outcome, PathBytes, Timestamp};
+use ward_event::{
+    Actor, DecidedBy, Decision, Event, OpKind, Operation, Outcome, PathBytes, Timestamp,
+};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -12,7 +14,9 @@ struct Env {
 
 impl Env {
     fn new() -> Self {
-        Env { dir: tempfile::tempdir().unwrap() }
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        }
     }
 
     fn db(&self) -> PathBuf {
@@ -45,7 +49,9 @@ impl Env {
         }
         match exit {
             Some(code) => {
-                let s = w.finish(Some(code), Timestamp((start + 75) * 1_000_000_000)).unwrap();
+                let s = w
+                    .finish(Some(code), Timestamp((start + 75) * 1_000_000_000))
+                    .unwrap();
                 assert!(s.is_complete(), "{s:?}");
             }
             None => drop(w), // unsealed, as if ward was killed
@@ -58,7 +64,12 @@ fn read(path: PathBytes) -> Event {
         session: String::new(),
         seq: 0,
         ts: Timestamp(1_764_430_000_000_000_000),
-        actor: Actor { pid: 7, tid: 7, ppid: 1, exe: PathBytes::from("/usr/bin/cat") },
+        actor: Actor {
+            pid: 7,
+            tid: 7,
+            ppid: 1,
+            exe: PathBytes::from("/usr/bin/cat"),
+        },
         op: Operation::new(OpKind::FileRead, "openat").with_path(path),
         outcome: Outcome::Err(2),
         decision: Decision::allow(DecidedBy::AuditMode),
@@ -79,11 +90,17 @@ fn assert_exit(out: &Output, code: i32) {
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 fn paths(n: usize) -> Vec<PathBytes> {
-    (1..=n).map(|i| PathBytes::from(format!("/home/u/project/src/f{i}.rs"))).collect()
+    (1..=n)
+        .map(|i| PathBytes::from(format!("/home/u/project/src/f{i}.rs")))
+        .collect()
 }
 
 // 2025-11-29 15:20:00 UTC
@@ -92,8 +109,16 @@ const T0: u64 = 1_764_429_600;
 #[test]
 fn sessions_lists_a_table_and_json() {
     let env = Env::new();
-    let long: Vec<&str> = std::iter::once("claude").chain(std::iter::repeat_n("--verbose-flag", 12)).collect();
-    env.session("20251129-152000-aaaa", T0, &["sh", "-c", "cat /etc/hostname; exit 3"], &paths(3), Some(3));
+    let long: Vec<&str> = std::iter::once("claude")
+        .chain(std::iter::repeat_n("--verbose-flag", 12))
+        .collect();
+    env.session(
+        "20251129-152000-aaaa",
+        T0,
+        &["sh", "-c", "cat /etc/hostname; exit 3"],
+        &paths(3),
+        Some(3),
+    );
     env.session("20251129-153000-bbbb", T0 + 600, &long, &paths(1), None);
 
     let out = env.ward(&["sessions"]);
@@ -101,12 +126,25 @@ fn sessions_lists_a_table_and_json() {
     let table = text(&out.stdout);
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines[0].starts_with("ID "), "{table}");
-    assert!(lines[0].contains("DURATION") && lines[0].contains("EXIT") && lines[0].contains("EVENTS"), "{table}");
-    assert!(lines[1].starts_with("20251129-152000-aaaa  2025-11-29 15:20 "), "{table}");
+    assert!(
+        lines[0].contains("DURATION") && lines[0].contains("EXIT") && lines[0].contains("EVENTS"),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with("20251129-152000-aaaa  2025-11-29 15:20 "),
+        "{table}"
+    );
     assert!(lines[1].contains("1m15s"), "{table}");
-    assert!(lines[1].contains("sh -c 'cat /etc/hostname; exit 3'"), "{table}");
+    assert!(
+        lines[1].contains("sh -c 'cat /etc/hostname; exit 3'"),
+        "{table}"
+    );
     let cols: Vec<&str> = lines[1].split_whitespace().collect();
-    assert_eq!(&cols[4..6], ["3", "3"], "exit code then event count: {table}");
+    assert_eq!(
+        &cols[4..6],
+        ["3", "3"],
+        "exit code then event count: {table}"
+    );
     assert!(lines[2].starts_with("20251129-153000-bbbb"), "{table}");
     assert!(lines[2].ends_with('…'), "long commands are cut: {table}");
     assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
@@ -134,13 +172,21 @@ fn sessions_without_a_database_says_so_and_creates_nothing() {
     let env = Env::new();
     let out = env.ward(&["sessions"]);
     assert_exit(&out, 0);
-    assert!(text(&out.stdout).contains("no sessions recorded yet"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("no sessions recorded yet"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(!env.db().exists());
     let out = env.ward(&["sessions", "--format", "json"]);
     assert_eq!(text(&out.stdout).trim(), "[]");
     let out = env.ward(&["audit", "verify"]);
     assert_exit(&out, 125);
-    assert!(text(&out.stderr).contains("no audit database"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no audit database"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// Alters every copy of `marker` that sits in an event line (followed by `"`), so the live
@@ -153,7 +199,10 @@ fn flip_in_lines(file: &Path, marker: &[u8]) {
         .filter(|(_, w)| w.starts_with(marker) && w[marker.len()] == b'"')
         .map(|(i, _)| i)
         .collect();
-    assert!(!hits.is_empty(), "marker not found in an event line of the database file");
+    assert!(
+        !hits.is_empty(),
+        "marker not found in an event line of the database file"
+    );
     for i in hits {
         bytes[i + 1] ^= 0x20;
     }
@@ -179,7 +228,10 @@ fn verify_passes_untouched_sessions_and_names_the_altered_event() {
     let out = env.ward(&["audit", "verify"]);
     assert_exit(&out, 1);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("session 20251129-152000-aaaa: ok, 5 events"), "{stdout}");
+    assert!(
+        stdout.contains("session 20251129-152000-aaaa: ok, 5 events"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("session 20251129-153000-bbbb: broken at event 17: hash mismatch"),
         "{stdout}"
@@ -208,44 +260,101 @@ fn export_writes_jsonl_and_csv() {
         Some(0),
     );
 
-    let out = env.ward(&["audit", "export", "20251129-152000-aaaa", "--format", "jsonl"]);
+    let out = env.ward(&[
+        "audit",
+        "export",
+        "20251129-152000-aaaa",
+        "--format",
+        "jsonl",
+    ]);
     assert_exit(&out, 0);
     let jsonl = text(&out.stdout);
-    let events: Vec<Event> = jsonl.lines().map(|l| Event::from_json(l).unwrap()).collect();
+    let events: Vec<Event> = jsonl
+        .lines()
+        .map(|l| Event::from_json(l).unwrap())
+        .collect();
     assert_eq!(events.len(), 3);
-    assert_eq!(events[0].op.path.as_ref().unwrap().as_bytes(), b"/etc/hostname");
+    assert_eq!(
+        events[0].op.path.as_ref().unwrap().as_bytes(),
+        b"/etc/hostname"
+    );
     assert!(jsonl.lines().all(|l| l.contains("\"hash\":\"")));
 
     let file = env.dir.path().join("out.csv");
-    let out = env.ward(&["audit", "export", "20251129", "--format", "csv", "-o", file.to_str().unwrap()]);
+    let out = env.ward(&[
+        "audit",
+        "export",
+        "20251129",
+        "--format",
+        "csv",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
     assert_exit(&out, 0);
     assert!(out.stdout.is_empty());
     let csv = std::fs::read_to_string(&file).unwrap();
     let rows: Vec<&str> = csv.split("\r\n").filter(|r| !r.is_empty()).collect();
     assert_eq!(rows.len(), 4, "{csv}");
-    assert!(rows[0].starts_with("session,seq,ts,pid,tid,ppid,exe,syscall,kind,path,"), "{csv}");
+    assert!(
+        rows[0].starts_with("session,seq,ts,pid,tid,ppid,exe,syscall,kind,path,"),
+        "{csv}"
+    );
     assert!(rows[1].starts_with("20251129-152000-aaaa,1,2025-11-29T15:26:40.000000000Z,7,7,1,/usr/bin/cat,openat,file.read,/etc/hostname,"), "{}", rows[1]);
-    assert!(rows[1].contains(",false,,ENOENT,allow,allow,0,,audit-mode,"), "{}", rows[1]);
-    assert!(rows[2].contains(",file.read,b64:L3RtcC///m9kZA==,"), "{}", rows[2]);
-    assert!(rows[3].contains(",file.read,\"/tmp/a,b \"\"quoted\"\"\","), "{}", rows[3]);
+    assert!(
+        rows[1].contains(",false,,ENOENT,allow,allow,0,,audit-mode,"),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        rows[2].contains(",file.read,b64:L3RtcC///m9kZA==,"),
+        "{}",
+        rows[2]
+    );
+    assert!(
+        rows[3].contains(",file.read,\"/tmp/a,b \"\"quoted\"\"\","),
+        "{}",
+        rows[3]
+    );
 }
 
 #[test]
 fn bad_input_gets_a_clear_error() {
     let env = Env::new();
     env.session("20251129-152000-aaaa", T0, &["true"], &paths(1), Some(0));
-    env.session("20251129-152000-aaab", T0 + 1, &["true"], &paths(1), Some(0));
+    env.session(
+        "20251129-152000-aaab",
+        T0 + 1,
+        &["true"],
+        &paths(1),
+        Some(0),
+    );
 
     let out = env.ward(&["audit", "export", "nope"]);
     assert_exit(&out, 125);
-    assert!(text(&out.stderr).contains("no session \"nope\""), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no session \"nope\""),
+        "{}",
+        text(&out.stderr)
+    );
 
     let out = env.ward(&["audit", "verify", "20251129-152000-aaa"]);
     assert_exit(&out, 125);
-    assert!(text(&out.stderr).contains("ambiguous"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("ambiguous"),
+        "{}",
+        text(&out.stderr)
+    );
 
     let file = env.dir.path().join("never.csv");
-    let out = env.ward(&["audit", "export", "nope", "--format", "csv", "-o", file.to_str().unwrap()]);
+    let out = env.ward(&[
+        "audit",
+        "export",
+        "nope",
+        "--format",
+        "csv",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
     assert_exit(&out, 125);
     assert!(!file.exists(), "no output file for a bad session");
 
@@ -261,6 +370,9 @@ fn bad_input_gets_a_clear_error() {
         let out = env.ward(&args);
         assert_exit(&out, 125);
         let err = text(&out.stderr);
-        assert!(err.contains("cannot open the audit database") && err.contains("garbage.db"), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot open the audit database") && err.contains("garbage.db"),
+            "{args:?}: {err}"
+        );
     }
 }

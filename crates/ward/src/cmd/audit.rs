@@ -104,7 +104,11 @@ pub fn run_sessions(args: SessionsArgs) -> anyhow::Result<u8> {
             writeln!(out)?;
         }
         Format::Text if sessions.is_empty() => {
-            writeln!(out, "no sessions recorded yet (audit database: {})", db.display())?;
+            writeln!(
+                out,
+                "no sessions recorded yet (audit database: {})",
+                db.display()
+            )?;
         }
         Format::Text => write_table(&mut out, &sessions)?,
     }
@@ -123,7 +127,10 @@ pub fn run(args: AuditArgs) -> anyhow::Result<u8> {
 
 fn verify(db: &Path, args: VerifyArgs) -> anyhow::Result<u8> {
     if !db_exists(db)? {
-        anyhow::bail!("no audit database at {} (no session was recorded yet)", db.display());
+        anyhow::bail!(
+            "no audit database at {} (no session was recorded yet)",
+            db.display()
+        );
     }
     let store = open(db)?;
     let ids: Vec<String> = match &args.session {
@@ -155,12 +162,19 @@ fn verify(db: &Path, args: VerifyArgs) -> anyhow::Result<u8> {
         }
     }
     out.flush()?;
-    Ok(if reports.iter().all(VerifyReport::is_ok) { 0 } else { 1 })
+    Ok(if reports.iter().all(VerifyReport::is_ok) {
+        0
+    } else {
+        1
+    })
 }
 
 fn export(db: &Path, args: ExportArgs) -> anyhow::Result<u8> {
     if !db_exists(db)? {
-        anyhow::bail!("no audit database at {} (no session was recorded yet)", db.display());
+        anyhow::bail!(
+            "no audit database at {} (no session was recorded yet)",
+            db.display()
+        );
     }
     let store = open(db)?;
     // Resolve first, so a bad id leaves no empty output file behind.
@@ -176,10 +190,12 @@ fn export(db: &Path, args: ExportArgs) -> anyhow::Result<u8> {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
             let mut out = BufWriter::new(file);
-            let res = write(&mut out).and_then(|n| out.flush().map(|()| n).map_err(AuditError::from));
+            let res =
+                write(&mut out).and_then(|n| out.flush().map(|()| n).map_err(AuditError::from));
             if let Err(e) = res {
                 let _ = std::fs::remove_file(path);
-                return Err(audit_err(e, db)).with_context(|| format!("writing {}", path.display()));
+                return Err(audit_err(e, db))
+                    .with_context(|| format!("writing {}", path.display()));
             }
         }
         None => {
@@ -267,9 +283,15 @@ fn write_table(out: &mut dyn Write, sessions: &[SessionRecord]) -> std::io::Resu
             .end
             .map(|e| human_duration(e.as_secs_f64() - s.meta.start.as_secs_f64()))
             .unwrap_or_else(|| "-".into());
-        let exit = s.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
+        let exit = s
+            .exit_code
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "-".into());
         let mut events = s.event_count.to_string();
-        if s.seal.as_ref().is_some_and(|x| x.stored_count < x.event_count) {
+        if s.seal
+            .as_ref()
+            .is_some_and(|x| x.stored_count < x.event_count)
+        {
             events.push('*');
         }
         writeln!(
@@ -283,18 +305,31 @@ fn write_table(out: &mut dyn Write, sessions: &[SessionRecord]) -> std::io::Resu
             truncate(&s.meta.command_line(), room)
         )?;
     }
-    if sessions.iter().any(|s| s.seal.as_ref().is_some_and(|x| x.stored_count < x.event_count)) {
-        writeln!(out, "* some events could not be stored in the database (`ward audit verify` says where)")?;
+    if sessions.iter().any(|s| {
+        s.seal
+            .as_ref()
+            .is_some_and(|x| x.stored_count < x.event_count)
+    }) {
+        writeln!(
+            out,
+            "* some events could not be stored in the database (`ward audit verify` says where)"
+        )?;
     }
     if sessions.iter().any(|s| s.seal.is_none()) {
-        writeln!(out, "- still running, or ward stopped before finishing the session")?;
+        writeln!(
+            out,
+            "- still running, or ward stopped before finishing the session"
+        )?;
     }
     Ok(())
 }
 
 fn truncate(s: &str, width: usize) -> String {
     // Control characters would break the table (and could fake lines).
-    let clean: String = s.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
     if clean.chars().count() <= width {
         return clean;
     }
