@@ -184,6 +184,47 @@ pub(crate) struct Resolved {
     pub cwd: PathBuf,
 }
 
+/// Git metadata a writable project needs outside itself: when the project is a subfolder of a
+/// repository (its `.git` is in a parent) or a linked worktree / submodule checkout (its
+/// `.git` is a file pointing elsewhere), `git commit` must be able to write that git dir (and
+/// the common dir holding objects and refs). Returns the directories to make writable; their
+/// `hooks` and `config` are to be protected like the project's own.
+pub fn git_dirs_outside(project: &Path) -> Vec<PathBuf> {
+    let mut found = None;
+    for dir in project.ancestors() {
+        let dotgit = dir.join(".git");
+        match std::fs::symlink_metadata(&dotgit) {
+            Ok(m) if m.is_dir() => {
+                if dir != project {
+                    found = Some(dotgit);
+                }
+                break;
+            }
+            Ok(m) if m.is_file() => {
+                let text = std::fs::read_to_string(&dotgit).unwrap_or_default();
+                if let Some(target) = text.trim().strip_prefix("gitdir:") {
+                    found = Some(dir.join(target.trim()));
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(git_dir) = found.and_then(|g| g.canonicalize().ok()) else {
+        return Vec::new();
+    };
+    let mut dirs = vec![git_dir.clone()];
+    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+        if let Ok(c) = git_dir.join(common.trim()).canonicalize() {
+            if !dirs.contains(&c) {
+                dirs.push(c);
+            }
+        }
+    }
+    dirs.retain(|d| !d.starts_with(project));
+    dirs
+}
+
 fn canonical_existing(p: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(p).ok()
 }
@@ -215,8 +256,18 @@ impl Resolved {
                 }
             }
         }
+        let mut protected_in: Vec<PathBuf> = plan.protected.clone();
+        if plan.mode != SandboxMode::ReadOnly {
+            for g in git_dirs_outside(&project) {
+                protected_in.push(g.join("hooks"));
+                protected_in.push(g.join("config"));
+                if !writable.contains(&g) {
+                    writable.push(g);
+                }
+            }
+        }
         let mut protected = Vec::new();
-        for p in &plan.protected {
+        for p in &protected_in {
             absolute(p, "protected path")?;
             if let Some(c) = canonical_existing(p) {
                 let inside = writable.iter().any(|w| c.starts_with(w));
@@ -279,6 +330,39 @@ mod tests {
         plan.mode = SandboxMode::ReadOnly;
         let r = Resolved::from_plan(&plan).unwrap();
         assert!(r.writable.is_empty() && r.protected.is_empty());
+    }
+
+    #[test]
+    fn git_dirs_outside_the_project_become_writable_with_hooks_and_config_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str], cwd: &Path| {
+            let ok = std::process::Command::new("git")
+                .args(args)
+                .current_dir(cwd)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", &root)
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        let repo = root.join("repo");
+        std::fs::create_dir_all(repo.join("sub")).unwrap();
+        git(&["init", "-q", "."], &repo);
+        git(&["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "i"], &repo);
+        // A subfolder of a repository.
+        assert_eq!(git_dirs_outside(&repo.join("sub")), vec![repo.join(".git")]);
+        assert!(git_dirs_outside(&repo).is_empty());
+        // A linked worktree: its own git dir and the common dir.
+        git(&["worktree", "add", "-q", "../wt"], &repo);
+        let wt = root.join("wt");
+        assert_eq!(git_dirs_outside(&wt), vec![repo.join(".git/worktrees/wt"), repo.join(".git")]);
+        let plan = SandboxPlan::new(SandboxMode::WorkspaceWrite, &wt, root.join("home"));
+        let r = Resolved::from_plan(&plan).unwrap();
+        assert!(r.writable.contains(&repo.join(".git")) && r.writable.contains(&repo.join(".git/worktrees/wt")));
+        assert!(r.protected.contains(&repo.join(".git/hooks")) && r.protected.contains(&repo.join(".git/config")));
     }
 
     #[test]

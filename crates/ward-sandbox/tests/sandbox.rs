@@ -714,6 +714,37 @@ fn extra_writable_roots_may_be_folders_or_files() {
 }
 
 #[test]
+fn git_commit_works_in_a_linked_worktree_and_a_subfolder() {
+    for user in users() {
+        let env = Env::new(&user);
+        let out = env.sh_native("git worktree add -q ../wt && mkdir sub");
+        assert!(out.status.success(), "{}", text(&out));
+        for project in [env.base.join("wt"), env.project.join("sub")] {
+            let plan = serde_json::json!({
+                "mode": "workspace-write", "project": project, "home": env.home,
+                "protected": ward_sandbox::default_protected(&project, &env.home),
+                "secrets": ward_sandbox::default_secrets(&env.home),
+                "network": "off", "uid": user.uid, "gid": user.gid, "cwd": project, "supervised": false,
+            });
+            let plan_path = env.base.join("plan-git.json");
+            std::fs::write(&plan_path, plan.to_string()).unwrap();
+            std::os::unix::fs::chown(&plan_path, Some(user.uid), Some(user.gid)).unwrap();
+            let script = "set -e; echo x > n.txt; git add n.txt; git commit -qm inside; \
+                          echo h > \"$(git rev-parse --git-common-dir)/hooks/post-commit\" 2>/dev/null && echo hook-written || echo hook-refused";
+            let probe = probe();
+            let out = env
+                .command(&[probe.to_str().unwrap(), plan_path.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+                .current_dir(&project)
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "hook-refused\n", "as {} in {}:\n{}", user.name, project.display(), text(&out));
+            let log = env.sh_native(&format!("git -C {} log -1 --format=%s", project.display()));
+            assert_eq!(String::from_utf8_lossy(&log.stdout), "inside\n", "{}", text(&log));
+        }
+    }
+}
+
+#[test]
 fn daemons_do_not_outlive_the_command() {
     for user in users() {
         let env = Env::new(&user);
