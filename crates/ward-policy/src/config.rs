@@ -11,9 +11,10 @@
 //! drop a protection set by an earlier one. Every value remembers its [`Origin`], which
 //! `ward config show` prints.
 //!
-//! The profile is chosen before merging: `--profile` < … no: `--profile`, then `WARD_PROFILE`,
-//! then the profile picked from the command (`claude` → `claude-code`), then `profile = …` in
-//! the project, user and system config, then `generic`.
+//! The profile is chosen before merging, first match wins: `--profile`, `WARD_PROFILE`,
+//! the profile picked from the command (`claude` → `claude-code`, also through `node`,
+//! `npx`, `python -m`), `profile = …` in the project, user and system config (in that
+//! order), then `generic`.
 //!
 //! Unknown keys and bad values are [`ConfigError::Invalid`] naming file, line, column and key.
 //! User-defined profiles may live in `$XDG_CONFIG_HOME/ward/profiles/NAME.toml`; they shadow
@@ -357,8 +358,9 @@ impl NetTarget {
     }
 }
 
-/// `*.github.com` matches `api.github.com` and `github.com`? No: a leading `*.` matches one
-/// or more labels below the domain; the bare domain needs its own entry.
+/// Whether a host pattern names `host`: exact (case-insensitive), or `*.github.com`, which
+/// matches one or more labels below the domain (`api.github.com`, `a.b.github.com`) but not
+/// `github.com` itself — list the bare domain separately when it is meant too.
 pub fn host_matches(pattern: &str, host: &str) -> bool {
     let host = host.trim_end_matches('.');
     if let Some(suffix) = pattern.strip_prefix("*.") {

@@ -17,7 +17,8 @@ use crate::filters;
 use crate::paths::expand_home_in_arg;
 use crate::schema::{Access, ApprovedFile, RuleAction};
 use crate::shell;
-use globset::{Candidate, GlobMatcher, GlobSet, GlobSetBuilder};
+use crate::matcher::{PathMatcher, PathMatcherBuilder};
+use globset::GlobMatcher;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -93,8 +94,6 @@ impl<T: Clock + ?Sized> Clock for std::sync::Arc<T> {
 pub(crate) enum GlobRole {
     /// `sensitive[i]`.
     Sensitive(usize),
-    /// An `except` glob of `sensitive[i]`.
-    Except(usize),
     /// `path_rules[i]`.
     PathRule(usize),
 }
@@ -117,8 +116,12 @@ pub(crate) struct Compiled {
     pub limits: Limits,
     pub headless: Verdict,
     pub network: NetworkSettings,
-    pub globs: GlobSet,
+    /// Sensitive and path-rule globs; ids index `roles`.
+    pub globs: PathMatcher,
     pub roles: Vec<GlobRole>,
+    /// `except` globs of sensitive entries; ids index `except_of`.
+    pub excepts: PathMatcher,
+    pub except_of: Vec<usize>,
     pub sensitive: Vec<crate::config::SensitiveRule>,
     pub path_rules: Vec<crate::config::PathRule>,
     pub commands: Vec<CompiledCommandRule>,
@@ -399,7 +402,7 @@ impl Hits {
 pub(crate) type FilterResult = Result<(), String>;
 
 thread_local! {
-    static MATCH_BUF: RefCell<(Vec<usize>, Vec<usize>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static MATCH_BUF: RefCell<(Vec<usize>, Vec<usize>, Vec<usize>)> = const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// The policy engine of one session.
@@ -495,14 +498,14 @@ impl Engine {
         let (cmds, shell_error) = if kind == OpKind::ProcExec { exec_commands(op) } else { (Vec::new(), None) };
         MATCH_BUF.with(|buf| {
             let mut buf = buf.borrow_mut();
-            let (m1, m2) = &mut *buf;
+            let (m1, m2, scratch) = &mut *buf;
             m1.clear();
             m2.clear();
             if let Some(p) = path {
-                self.c.globs.matches_candidate_into(&Candidate::new(bytes_path(p)), m1);
+                self.c.globs.matches_into(p, m1, scratch);
             }
             if let Some(p) = path2 {
-                self.c.globs.matches_candidate_into(&Candidate::new(bytes_path(p)), m2);
+                self.c.globs.matches_into(p, m2, scratch);
             }
             let ctx = Ctx {
                 c: &self.c,
@@ -581,11 +584,6 @@ impl Engine {
         let kind = op.op_kind();
         self.c.approved.iter().find(|a| a.kind == Some(kind) && approval_matches(&a.entry, op))
     }
-}
-
-fn bytes_path(b: &[u8]) -> &Path {
-    use std::os::unix::ffi::OsStrExt;
-    Path::new(std::ffi::OsStr::from_bytes(b))
 }
 
 /// The key an "allow for this session" answer is remembered under.
@@ -776,16 +774,11 @@ impl Decider for Engine {
 /// Compiles a resolved configuration.
 fn compile(r: &Resolved, project: &Path, home: &Path) -> Compiled {
     use std::os::unix::ffi::OsStrExt;
-    let mut b = GlobSetBuilder::new();
+    let mut b = PathMatcherBuilder::default();
+    let mut eb = PathMatcherBuilder::default();
     let mut roles = Vec::new();
+    let mut except_of = Vec::new();
     let mut broken = None;
-    let mut add = |pattern: &str, role: GlobRole, b: &mut GlobSetBuilder| match compile_glob(pattern) {
-        Ok(g) => {
-            b.add(g);
-            roles.push(role);
-        }
-        Err(e) => broken = Some(format!("bad glob {pattern:?}: {e}")),
-    };
     // Patterns in Resolved were expanded against its own home/project; re-anchor them when
     // the engine is made for another (tests, replays) by plain prefix replacement.
     let rehome = |p: &str| -> String {
@@ -802,22 +795,31 @@ fn compile(r: &Resolved, project: &Path, home: &Path) -> Compiled {
     let mut sensitive = r.sensitive.clone();
     for (i, s) in sensitive.iter_mut().enumerate() {
         s.pattern = rehome(&s.pattern);
-        add(&s.pattern, GlobRole::Sensitive(i), &mut b);
+        if let Err(e) = b.add(&s.pattern, roles.len()) {
+            broken = Some(format!("bad glob {:?}: {e}", s.pattern));
+        }
+        roles.push(GlobRole::Sensitive(i));
         for e in s.except.iter_mut() {
             *e = rehome(e);
-            add(e, GlobRole::Except(i), &mut b);
+            if let Err(err) = eb.add(e, except_of.len()) {
+                broken = Some(format!("bad glob {e:?}: {err}"));
+            }
+            except_of.push(i);
         }
     }
     let mut path_rules = r.path_rules.clone();
     for (i, pr) in path_rules.iter_mut().enumerate() {
         pr.pattern = rehome(&pr.pattern);
-        add(&pr.pattern, GlobRole::PathRule(i), &mut b);
+        if let Err(e) = b.add(&pr.pattern, roles.len()) {
+            broken = Some(format!("bad glob {:?}: {e}", pr.pattern));
+        }
+        roles.push(GlobRole::PathRule(i));
     }
-    let globs = match b.build() {
-        Ok(g) => g,
-        Err(e) => {
+    let (globs, excepts) = match (b.build(), eb.build()) {
+        (Ok(g), Ok(e)) => (g, e),
+        (Err(e), _) | (_, Err(e)) => {
             broken = Some(format!("globs failed to compile: {e}"));
-            GlobSet::empty()
+            (PathMatcher::empty(), PathMatcher::empty())
         }
     };
     let mut commands = Vec::new();
@@ -848,6 +850,8 @@ fn compile(r: &Resolved, project: &Path, home: &Path) -> Compiled {
         network: r.sandbox.network.clone(),
         globs,
         roles,
+        excepts,
+        except_of,
         sensitive,
         path_rules,
         commands,

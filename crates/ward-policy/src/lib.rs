@@ -25,6 +25,7 @@
 pub mod config;
 pub mod engine;
 pub mod filters;
+pub mod matcher;
 pub mod ops;
 pub mod paths;
 pub mod profiles;

@@ -15,7 +15,6 @@
 use crate::engine::{Compiled, Ctx, FilterResult, GlobRole, Hits};
 use crate::paths::{proc_pid_file, tilde};
 use crate::schema::Access;
-use globset::Candidate;
 use ward_event::{OpKind, SockAddr};
 
 /// Score of another process's `environ` / `mem`.
@@ -24,15 +23,21 @@ pub const PROC_SECRET: i32 = 100;
 pub const PROC_CMDLINE: i32 = 30;
 
 /// The best `[[sensitive]]` entry for a path's glob matches: (index, score).
-pub(crate) fn best_match(c: &Compiled, matches: &[usize], access: Access) -> Option<usize> {
+pub(crate) fn best_match(c: &Compiled, path: &[u8], matches: &[usize], access: Access) -> Option<usize> {
     let mut best: Option<usize> = None;
+    let mut excepts: Option<Vec<usize>> = None;
     for &i in matches {
         let GlobRole::Sensitive(s) = c.roles[i] else { continue };
         let rule = &c.sensitive[s];
         if !crate::engine::Ctx::applies(rule.access, access) {
             continue;
         }
-        let excepted = matches.iter().any(|&j| matches!(c.roles[j], GlobRole::Except(x) if x == s));
+        let excepted = rule.except.is_empty().then_some(false).unwrap_or_else(|| {
+            excepts
+                .get_or_insert_with(|| c.excepts.matches(path))
+                .iter()
+                .any(|&j| c.except_of[j] == s)
+        });
         if excepted {
             continue;
         }
@@ -45,8 +50,8 @@ pub(crate) fn best_match(c: &Compiled, matches: &[usize], access: Access) -> Opt
 
 /// Matches a path given as text; for exec arguments.
 pub(crate) fn match_text(c: &Compiled, path: &str, access: Access) -> Option<usize> {
-    let m = c.globs.matches_candidate(&Candidate::new(path));
-    best_match(c, &m, access)
+    let m = c.globs.matches(path.as_bytes());
+    best_match(c, path.as_bytes(), &m, access)
 }
 
 pub(crate) fn check(ctx: &Ctx<'_>, hits: &mut Hits) -> FilterResult {
@@ -85,7 +90,7 @@ pub(crate) fn check(ctx: &Ctx<'_>, hits: &mut Hits) -> FilterResult {
     };
     for (path, matches, access) in [(ctx.path, ctx.matches, ctx.access), (ctx.path2, ctx.matches2, ctx.access2)] {
         let Some(p) = path else { continue };
-        if let Some(s) = best_match(c, matches, access) {
+        if let Some(s) = best_match(c, p, matches, access) {
             let rule = &c.sensitive[s];
             let shown = tilde(&String::from_utf8_lossy(p), &c.home_str);
             let verb = if access == Access::Write { "write to" } else { "read of" };
