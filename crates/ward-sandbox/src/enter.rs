@@ -2,8 +2,8 @@
 
 use crate::plan::Resolved;
 use crate::sys::{self, Fork};
-use crate::{landlock_rules, mounts, wall, SandboxError, SandboxMode, SandboxPlan};
 use crate::NetPlan;
+use crate::{landlock_rules, mounts, wall, SandboxError, SandboxMode, SandboxPlan};
 use std::path::Path;
 
 /// Where [`enter`] returned.
@@ -69,14 +69,20 @@ fn enter_namespaces(res: &Resolved) -> Result<Entered, SandboxError> {
     }
     let uid = sys::geteuid();
     let gid = sys::getegid();
-    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+    let mut flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS;
     if res.network == NetPlan::Off {
         flags |= libc::CLONE_NEWNET;
     }
     sys::unshare(flags).map_err(|e| crate::support::namespace_error(&e))?;
     write_id_maps(uid, gid)?;
     if res.network == NetPlan::Off {
-        sys::loopback_up().map_err(SandboxError::setup("bring up loopback in the new network namespace"))?;
+        sys::loopback_up().map_err(SandboxError::setup(
+            "bring up loopback in the new network namespace",
+        ))?;
     }
 
     // P1 → C. Signals are blocked before the fork so none is lost between the fork and the
@@ -95,7 +101,9 @@ fn enter_namespaces(res: &Resolved) -> Result<Entered, SandboxError> {
     }
     // C: pid 1 of the new pid namespace.
     drop(alive_w);
-    if sys::set_parent_death_signal(libc::SIGKILL).is_err() || sys::pipe_hung_up(std::os::fd::AsFd::as_fd(&alive_r)) {
+    if sys::set_parent_death_signal(libc::SIGKILL).is_err()
+        || sys::pipe_hung_up(std::os::fd::AsFd::as_fd(&alive_r))
+    {
         sys::exit_now(EXIT_SETUP_FAILED);
     }
     match sys::fork() {
@@ -114,7 +122,11 @@ fn enter_namespaces(res: &Resolved) -> Result<Entered, SandboxError> {
     sys::reset_signals(&blocked).map_err(SandboxError::setup("reset signals"))?;
     mounts::build(res)?;
     let abi = landlock_rules::apply(res, false)?;
-    let cwd = if res.cwd.is_dir() { res.cwd.as_path() } else { res.project.as_path() };
+    let cwd = if res.cwd.is_dir() {
+        res.cwd.as_path()
+    } else {
+        res.project.as_path()
+    };
     if sys::chdir(cwd).is_err() {
         sys::chdir(Path::new("/")).map_err(SandboxError::setup("chdir"))?;
     }

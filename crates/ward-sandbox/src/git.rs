@@ -98,7 +98,14 @@ impl Default for WalkLimits {
 
 /// Folders not walked: bulky, generated, and not where a person runs `git`.
 const SKIPPED_DIRS: [&str; 8] = [
-    "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".gradle",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".gradle",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +132,8 @@ struct Scan {
 pub struct GitGuard {
     project: PathBuf,
     repos: BTreeMap<PathBuf, RepoState>,
+    /// Git dirs outside the project that it uses (worktree, parent repository): absolute.
+    outside: BTreeMap<PathBuf, RepoState>,
     gitfiles: BTreeSet<PathBuf>,
     limits: WalkLimits,
 }
@@ -214,12 +223,26 @@ impl GitGuard {
 
     /// [`GitGuard::snapshot`] with explicit walk limits.
     pub fn snapshot_with(project: &Path, limits: WalkLimits) -> GitGuard {
-        let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+        let project = project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_path_buf());
         let s = scan(&project, limits);
-        let repos = s.repos.iter().map(|r| (r.clone(), repo_state(&project.join(r)))).collect();
+        let repos = s
+            .repos
+            .iter()
+            .map(|r| (r.clone(), repo_state(&project.join(r))))
+            .collect();
+        let outside = crate::plan::git_dirs_outside(&project)
+            .into_iter()
+            .map(|g| {
+                let st = repo_state(&g);
+                (g, st)
+            })
+            .collect();
         GitGuard {
             project,
             repos,
+            outside,
             gitfiles: s.gitfiles,
             limits,
         }
@@ -237,6 +260,18 @@ impl GitGuard {
         let Ok(root) = fsat::open_dir(&self.project) else {
             return out;
         };
+        for (dir, before) in &self.outside {
+            if let Ok(root) = fsat::open_dir(dir) {
+                check_config(
+                    dir,
+                    &root,
+                    Path::new(""),
+                    before.config.as_deref(),
+                    &mut out,
+                );
+                check_hooks(dir, &root, Path::new(""), &before.hooks, &mut out);
+            }
+        }
         let s = scan(&self.project, self.limits);
         for rel in &s.repos {
             let abs = self.project.join(rel);
@@ -258,53 +293,125 @@ impl GitGuard {
                     let detail = if keys.is_empty() {
                         "a bare repository planted in the project".to_string()
                     } else {
-                        format!("a bare repository planted in the project, its config sets {}", keys.join(", "))
+                        format!(
+                            "a bare repository planted in the project, its config sets {}",
+                            keys.join(", ")
+                        )
                     };
-                    out.push(act(abs, CleanupKind::FakeRepoRemoved, detail, remove_beneath(&root, rel)));
+                    out.push(act(
+                        abs,
+                        CleanupKind::FakeRepoRemoved,
+                        detail,
+                        remove_beneath(&root, rel),
+                    ));
                 }
             }
         }
         for rel in s.gitfiles.difference(&self.gitfiles) {
             let abs = self.project.join(rel);
             let target = std::fs::read_to_string(&abs).unwrap_or_default();
-            let target = target.trim().strip_prefix("gitdir:").map(str::trim).unwrap_or("").to_string();
+            let target = target
+                .trim()
+                .strip_prefix("gitdir:")
+                .map(str::trim)
+                .unwrap_or("")
+                .to_string();
             let dir = abs.parent().unwrap_or(&self.project).join(&target);
             let own = self.project.join(".git");
             let allowed = std::fs::canonicalize(&dir)
                 .map(|d| d.starts_with(own.join("worktrees")) || d.starts_with(own.join("modules")))
                 .unwrap_or(false);
             if !allowed {
-                let detail = format!("a .git file pointing at {target:?}, outside the project's repository");
-                out.push(act(abs, CleanupKind::GitFileRemoved, detail, remove_beneath(&root, rel)));
+                let detail =
+                    format!("a .git file pointing at {target:?}, outside the project's repository");
+                out.push(act(
+                    abs,
+                    CleanupKind::GitFileRemoved,
+                    detail,
+                    remove_beneath(&root, rel),
+                ));
             }
         }
         out
     }
 
-    fn check_config(&self, root: &OwnedFd, rel: &Path, before: Option<&[u8]>, out: &mut Vec<Cleanup>) {
+    fn check_config(
+        &self,
+        root: &OwnedFd,
+        rel: &Path,
+        before: Option<&[u8]>,
+        out: &mut Vec<Cleanup>,
+    ) {
+        check_config(&self.project, root, rel, before, out)
+    }
+
+    fn check_hooks(
+        &self,
+        root: &OwnedFd,
+        rel: &Path,
+        before: &BTreeSet<OsString>,
+        out: &mut Vec<Cleanup>,
+    ) {
+        check_hooks(&self.project, root, rel, before, out)
+    }
+}
+
+/// Reverts or strips `base/rel/config` if it gained code-running keys since `before`.
+fn check_config(
+    base: &Path,
+    root: &OwnedFd,
+    rel: &Path,
+    before: Option<&[u8]>,
+    out: &mut Vec<Cleanup>,
+) {
+    {
         let cfg_rel = rel.join("config");
-        let abs = self.project.join(&cfg_rel);
+        let abs = base.join(&cfg_rel);
         let Ok(now) = std::fs::read(&abs) else {
             return;
         };
         if Some(now.as_slice()) == before {
             return;
         }
-        let old_keys: BTreeSet<String> = before.map(code_running_keys).unwrap_or_default().into_iter().collect();
-        let new_keys: Vec<String> = code_running_keys(&now).into_iter().filter(|k| !old_keys.contains(k)).collect();
+        let old_keys: BTreeSet<String> = before
+            .map(code_running_keys)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let new_keys: Vec<String> = code_running_keys(&now)
+            .into_iter()
+            .filter(|k| !old_keys.contains(k))
+            .collect();
         if new_keys.is_empty() {
             return;
         }
         let (what, content) = match before {
             Some(b) => (CleanupKind::ConfigReverted, b.to_vec()),
-            None => (CleanupKind::ConfigKeysRemoved, strip_code_running_keys(&now)),
+            None => (
+                CleanupKind::ConfigKeysRemoved,
+                strip_code_running_keys(&now),
+            ),
         };
         let detail = format!("config gained {}", new_keys.join(", "));
-        out.push(act(abs, what, detail, replace_beneath(root, &cfg_rel, &content)));
+        out.push(act(
+            abs,
+            what,
+            detail,
+            replace_beneath(root, &cfg_rel, &content),
+        ));
     }
+}
 
-    fn check_hooks(&self, root: &OwnedFd, rel: &Path, before: &BTreeSet<OsString>, out: &mut Vec<Cleanup>) {
-        let hooks = hooks_of(&self.project.join(rel));
+/// Removes hooks in `base/rel/hooks` that `before` does not list (samples excepted).
+fn check_hooks(
+    base: &Path,
+    root: &OwnedFd,
+    rel: &Path,
+    before: &BTreeSet<OsString>,
+    out: &mut Vec<Cleanup>,
+) {
+    {
+        let hooks = hooks_of(&base.join(rel));
         for name in hooks.difference(before) {
             if name.to_string_lossy().ends_with(".sample") {
                 continue;
@@ -312,7 +419,7 @@ impl GitGuard {
             let hook_rel = rel.join("hooks").join(name);
             let detail = format!("new hook {}", name.to_string_lossy());
             out.push(act(
-                self.project.join(&hook_rel),
+                base.join(&hook_rel),
                 CleanupKind::HookRemoved,
                 detail,
                 remove_beneath(root, &hook_rel),
@@ -334,7 +441,10 @@ fn parent_beneath(root: &OwnedFd, rel: &Path) -> std::io::Result<(OwnedFd, OsStr
         .file_name()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?
         .to_os_string();
-    let parent = rel.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = rel
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let fd = fsat::open_beneath(root.as_fd(), parent, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
     Ok((fd, name))
 }
@@ -372,7 +482,17 @@ pub fn is_code_running_key(section: &str, sub: Option<&str>, key: &str, value: &
     let key = key.to_ascii_lowercase();
     match (section.as_str(), sub.is_some(), key.as_str()) {
         (_, _, "editor") => true,
-        ("core", false, "fsmonitor" | "hookspath" | "sshcommand" | "pager" | "askpass" | "gitproxy" | "alternaterefscommand") => true,
+        (
+            "core",
+            false,
+            "fsmonitor"
+            | "hookspath"
+            | "sshcommand"
+            | "pager"
+            | "askpass"
+            | "gitproxy"
+            | "alternaterefscommand",
+        ) => true,
         ("filter", true, "clean" | "smudge" | "process") => true,
         ("diff", true, "textconv" | "command") => true,
         ("diff", false, "external") => true,
@@ -384,7 +504,10 @@ pub fn is_code_running_key(section: &str, sub: Option<&str>, key: &str, value: &
         ("pager", _, _) => true,
         ("alias", _, _) => value.trim_start().starts_with('!'),
         ("remote", true, "uploadpack" | "receivepack" | "vcs") => true,
-        ("protocol", true, "allow") => sub.is_some_and(|s| s.eq_ignore_ascii_case("ext")) && !value.trim().eq_ignore_ascii_case("never"),
+        ("protocol", true, "allow") => {
+            sub.is_some_and(|s| s.eq_ignore_ascii_case("ext"))
+                && !value.trim().eq_ignore_ascii_case("never")
+        }
         ("difftool" | "mergetool" | "browser" | "man", true, "cmd" | "path") => true,
         ("ssh", false, "variant") => false,
         ("sendemail", _, "smtpserver" | "tocmd" | "cccmd") => true,
@@ -413,7 +536,11 @@ fn parse_header(s: &str) -> Option<(usize, String, Option<String>)> {
     let inner = &rest[..close];
     let (section, sub) = match inner.find('"') {
         Some(q) => {
-            let sub = inner[q + 1..].trim_end().trim_end_matches('"').replace("\\\"", "\"").replace("\\\\", "\\");
+            let sub = inner[q + 1..]
+                .trim_end()
+                .trim_end_matches('"')
+                .replace("\\\"", "\"")
+                .replace("\\\\", "\\");
             (inner[..q].trim().to_string(), Some(sub))
         }
         None => match inner.split_once('.') {
@@ -469,8 +596,9 @@ fn parse_config(text: &str) -> Vec<ConfigLine> {
             _ => None,
         };
         let t = body.trim();
-        let unparsed = (key.is_none() && !t.is_empty() && !t.starts_with('#') && !t.starts_with(';'))
-            .then(|| t.chars().take(60).collect());
+        let unparsed =
+            (key.is_none() && !t.is_empty() && !t.starts_with('#') && !t.starts_with(';'))
+                .then(|| t.chars().take(60).collect());
         out.push(ConfigLine {
             start,
             end,
@@ -489,14 +617,23 @@ fn parse_config(text: &str) -> Vec<ConfigLine> {
 pub fn code_running_keys(config: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(config);
     let lines = parse_config(&text);
-    let unparsed: Vec<String> = lines.iter().filter_map(|l| l.unparsed.as_ref()).map(|u| format!("unparsed: {u}")).collect();
+    let unparsed: Vec<String> = lines
+        .iter()
+        .filter_map(|l| l.unparsed.as_ref())
+        .map(|u| format!("unparsed: {u}"))
+        .collect();
     let mut keys: Vec<String> = lines
         .into_iter()
         .filter_map(|l| l.key)
         .filter(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v))
         .map(|(s, sub, k, v)| {
             let name = match sub {
-                Some(sub) => format!("{}.{}.{}", s.to_ascii_lowercase(), sub, k.to_ascii_lowercase()),
+                Some(sub) => format!(
+                    "{}.{}.{}",
+                    s.to_ascii_lowercase(),
+                    sub,
+                    k.to_ascii_lowercase()
+                ),
                 None => format!("{}.{}", s.to_ascii_lowercase(), k.to_ascii_lowercase()),
             };
             format!("{name}={v}")
@@ -514,7 +651,9 @@ pub fn strip_code_running_keys(config: &[u8]) -> Vec<u8> {
     for l in parse_config(&text) {
         let raw = &text[l.start..l.end];
         let bad = l.unparsed.is_some()
-            || l.key.as_ref().is_some_and(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v));
+            || l.key
+                .as_ref()
+                .is_some_and(|(s, sub, k, v)| is_code_running_key(s, sub.as_deref(), k, v));
         match (bad, l.header_len) {
             (false, _) => out.push_str(raw),
             (true, Some(len)) => {
@@ -555,10 +694,18 @@ mod tests {
 
     #[test]
     fn what_the_parser_cannot_read_counts_as_suspicious() {
-        let keys = code_running_keys(b"[core]\n\tbare = false\n\t\"fsmonitor\" = evil\n[broken\n# comment\n; other\n\n");
-        assert_eq!(keys, vec!["unparsed: \"fsmonitor\" = evil", "unparsed: [broken"]);
+        let keys = code_running_keys(
+            b"[core]\n\tbare = false\n\t\"fsmonitor\" = evil\n[broken\n# comment\n; other\n\n",
+        );
+        assert_eq!(
+            keys,
+            vec!["unparsed: \"fsmonitor\" = evil", "unparsed: [broken"]
+        );
         let stripped = strip_code_running_keys(b"[core]\n\tbare = false\n\t\"fsmonitor\" = evil\n");
-        assert_eq!(String::from_utf8(stripped).unwrap(), "[core]\n\tbare = false\n");
+        assert_eq!(
+            String::from_utf8(stripped).unwrap(),
+            "[core]\n\tbare = false\n"
+        );
         // Real configs git writes parse cleanly.
         assert!(code_running_keys(b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = https://x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n").is_empty());
     }
@@ -567,7 +714,10 @@ mod tests {
     fn stripping_keeps_everything_else_byte_for_byte() {
         let cfg = b"[core]\n\tbare = false\n\tfsmonitor = evil \\\n  continued\n[core] pager = less\n[user]\n\tname = A\n";
         let stripped = strip_code_running_keys(cfg);
-        assert_eq!(String::from_utf8(stripped).unwrap(), "[core]\n\tbare = false\n[core]\n[user]\n\tname = A\n");
+        assert_eq!(
+            String::from_utf8(stripped).unwrap(),
+            "[core]\n\tbare = false\n[core]\n[user]\n\tname = A\n"
+        );
     }
 
     fn run(cmd: &str, dir: &Path) {
@@ -589,14 +739,21 @@ mod tests {
         fs::create_dir_all(dir.join("objects")).unwrap();
         fs::create_dir_all(dir.join("refs/heads")).unwrap();
         fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        fs::write(dir.join("config"), "[core]\n\tbare = true\n\tfsmonitor = touch pwned\n").unwrap();
+        fs::write(
+            dir.join("config"),
+            "[core]\n\tbare = true\n\tfsmonitor = touch pwned\n",
+        )
+        .unwrap();
     }
 
     #[test]
     fn planted_metadata_is_removed_and_the_users_is_kept() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path();
-        run("git init -q . && git init -q --bare mine.git && mkdir -p a && echo x > a/f", p);
+        run(
+            "git init -q . && git init -q --bare mine.git && mkdir -p a && echo x > a/f",
+            p,
+        );
         // The user's own hook and config keys predate the session: never touched.
         fs::write(p.join(".git/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
         run("git config core.pager less", p);
@@ -609,8 +766,14 @@ mod tests {
         fs::write(p.join(".git/hooks/post-checkout"), "#!/bin/sh\nevil\n").unwrap();
         fs::write(p.join(".git/hooks/post-merge.sample"), "sample").unwrap();
         let orig_cfg = fs::read(p.join(".git/config")).unwrap();
-        run("git config core.fsmonitor 'touch pwned' && git config user.name Agent", p);
-        run("git init -q sub && git -C sub config core.sshCommand evil", p);
+        run(
+            "git config core.fsmonitor 'touch pwned' && git config user.name Agent",
+            p,
+        );
+        run(
+            "git init -q sub && git -C sub config core.sshCommand evil",
+            p,
+        );
         fs::write(p.join("a/.git"), "gitdir: ../a/deep/evil\n").unwrap();
         // And legitimate things.
         run("git worktree add -q wt", p);
@@ -621,7 +784,14 @@ mod tests {
             .into_iter()
             .map(|c| {
                 assert!(!c.detail.contains("FAILED"), "{c:?}");
-                (c.path.strip_prefix(guard.project()).unwrap().display().to_string(), c.what)
+                (
+                    c.path
+                        .strip_prefix(guard.project())
+                        .unwrap()
+                        .display()
+                        .to_string(),
+                    c.what,
+                )
             })
             .collect();
         got.sort();
@@ -638,10 +808,35 @@ mod tests {
         assert!(!p.join("a/deep/evil").exists() && p.join("a/deep").exists());
         assert_eq!(fs::read(p.join(".git/config")).unwrap(), orig_cfg);
         assert!(p.join(".git/hooks/pre-commit").exists() && p.join("users-fixture/HEAD").exists());
-        assert!(p.join("mine.git/HEAD").exists() && p.join("wt/.git").exists() && p.join("a/g").exists());
+        assert!(
+            p.join("mine.git/HEAD").exists()
+                && p.join("wt/.git").exists()
+                && p.join("a/g").exists()
+        );
         assert!(code_running_keys(&fs::read(p.join("sub/.git/config")).unwrap()).is_empty());
         // Idempotent.
         assert!(guard.check_and_clean().is_empty());
+    }
+
+    #[test]
+    fn the_repository_of_a_worktree_project_is_guarded_too() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path();
+        run("git init -q repo && git -C repo -c user.name=a -c user.email=a@b commit -q --allow-empty -m i && git -C repo worktree add -q ../wt", p);
+        let guard = GitGuard::snapshot(&p.join("wt"));
+        fs::write(p.join("repo/.git/hooks/post-checkout"), "evil").unwrap();
+        run("git -C repo config core.fsmonitor evil", p);
+        let mut got: Vec<CleanupKind> = guard
+            .check_and_clean()
+            .into_iter()
+            .map(|c| c.what)
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![CleanupKind::ConfigReverted, CleanupKind::HookRemoved]
+        );
+        assert!(!p.join("repo/.git/hooks/post-checkout").exists());
     }
 
     #[test]

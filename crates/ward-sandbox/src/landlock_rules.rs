@@ -5,7 +5,8 @@ use crate::layout::{landlock_grants, Grant};
 use crate::plan::Resolved;
 use crate::{sys, SandboxError};
 use landlock::{
-    Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
+    Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    Scope, ABI,
 };
 use std::ffi::OsString;
 use std::path::Path;
@@ -54,7 +55,9 @@ pub(crate) fn apply(res: &Resolved, required: bool) -> Result<Option<i32>, Sandb
     };
     let abi = ABI::from(version);
     let fail = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
-    let mut ruleset = Ruleset::default().handle_access(handled(abi)).map_err(fail)?;
+    let mut ruleset = Ruleset::default()
+        .handle_access(handled(abi))
+        .map_err(fail)?;
     if version >= 6 {
         ruleset = ruleset
             .scope(Scope::AbstractUnixSocket | Scope::Signal)
@@ -75,7 +78,9 @@ pub(crate) fn apply(res: &Resolved, required: bool) -> Result<Option<i32>, Sandb
         if access.is_empty() {
             continue;
         }
-        created = created.add_rule(PathBeneath::new(fd, access)).map_err(fail)?;
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(fail)?;
     }
     created.restrict_self().map_err(fail)?;
     Ok(Some(version))

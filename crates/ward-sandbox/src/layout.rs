@@ -65,9 +65,27 @@ pub(crate) fn mount_steps(res: &Resolved) -> Vec<MountStep> {
         MountStep::FreshProc,
     ];
     // Resolved lists are sorted parents first.
-    steps.extend(res.writable.iter().filter(|p| !is_managed(p)).cloned().map(MountStep::Writable));
-    steps.extend(res.protected.iter().filter(|p| !is_managed(p)).cloned().map(MountStep::Protected));
-    steps.extend(res.secrets.iter().filter(|p| !is_managed(p)).cloned().map(MountStep::Mask));
+    steps.extend(
+        res.writable
+            .iter()
+            .filter(|p| !is_managed(p))
+            .cloned()
+            .map(MountStep::Writable),
+    );
+    steps.extend(
+        res.protected
+            .iter()
+            .filter(|p| !is_managed(p))
+            .cloned()
+            .map(MountStep::Protected),
+    );
+    steps.extend(
+        res.secrets
+            .iter()
+            .filter(|p| !is_managed(p))
+            .cloned()
+            .map(MountStep::Mask),
+    );
     steps
 }
 
@@ -160,7 +178,10 @@ mod tests {
         let mut fs = BTreeMap::new();
         fs.insert(PathBuf::from("/"), vec!["bin", "etc", "home", "tmp"]);
         fs.insert(PathBuf::from("/home"), vec!["u", "v"]);
-        fs.insert(PathBuf::from("/home/u"), vec![".ssh", ".bashrc", "proj", ".config"]);
+        fs.insert(
+            PathBuf::from("/home/u"),
+            vec![".ssh", ".bashrc", "proj", ".config"],
+        );
         fs.insert(PathBuf::from("/home/u/.config"), vec!["gcloud", "nvim"]);
         fs.insert(PathBuf::from("/home/u/proj"), vec![".env", "src"]);
         fs
@@ -169,7 +190,9 @@ mod tests {
     fn grants(res: &Resolved) -> Vec<(String, Grant)> {
         let fs = fake_fs();
         let mut list = |p: &Path| {
-            fs.get(p).map(|v| v.iter().map(OsString::from).collect()).unwrap_or_default()
+            fs.get(p)
+                .map(|v| v.iter().map(OsString::from).collect())
+                .unwrap_or_default()
         };
         landlock_grants(res, &mut list)
             .into_iter()
@@ -182,15 +205,33 @@ mod tests {
         let res = resolved(
             &["/home/u/proj"],
             &[],
-            &["/home/u/.ssh", "/home/u/.config/gcloud", "/home/u/proj/.env"],
+            &[
+                "/home/u/.ssh",
+                "/home/u/.config/gcloud",
+                "/home/u/proj/.env",
+            ],
         );
         let g = grants(&res);
-        let read: Vec<&str> = g.iter().filter(|(_, k)| *k == Grant::Read).map(|(p, _)| p.as_str()).collect();
+        let read: Vec<&str> = g
+            .iter()
+            .filter(|(_, k)| *k == Grant::Read)
+            .map(|(p, _)| p.as_str())
+            .collect();
         assert_eq!(
             read,
-            vec!["/bin", "/etc", "/tmp", "/home/v", "/home/u/.bashrc", "/home/u/proj", "/home/u/.config/nvim"]
+            vec![
+                "/bin",
+                "/etc",
+                "/tmp",
+                "/home/v",
+                "/home/u/.bashrc",
+                "/home/u/proj",
+                "/home/u/.config/nvim"
+            ]
         );
-        assert!(!read.iter().any(|p| p.contains(".ssh") || p.contains("gcloud")));
+        assert!(!read
+            .iter()
+            .any(|p| p.contains(".ssh") || p.contains("gcloud")));
         // The writable project is granted whole (the .env mask is the mount layer's job).
         assert!(g.contains(&("/home/u/proj".into(), Grant::Write)));
         assert!(g.contains(&("/".into(), Grant::ListDirs)));

@@ -108,7 +108,10 @@ pub mod wall;
 
 pub use enter::{enter, seal, Entered};
 pub use git::{Cleanup, CleanupKind, GitGuard};
-pub use plan::{default_protected, default_secrets, default_sockets, git_dirs_outside, NetPlan, SandboxMode, SandboxPlan};
+pub use plan::{
+    default_protected, default_secrets, default_sockets, git_dirs_outside, NetPlan, SandboxMode,
+    SandboxPlan,
+};
 pub use support::{check, SupportReport};
 
 /// Why the sandbox could not be set up. Every message says what failed and, where the user

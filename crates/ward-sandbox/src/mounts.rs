@@ -30,11 +30,18 @@ fn err(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
 /// capabilities in its user namespace, before the new `/proc` exists.
 pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
     let steps = crate::layout::mount_steps(res);
-    sys::mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_SLAVE, None)
-        .map_err(err("make / a slave mount".into()))?;
+    sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_SLAVE,
+        None,
+    )
+    .map_err(err("make / a slave mount".into()))?;
 
     // 1. Sources, copied before anything is mounted over them.
-    let root = sys::clone_tree(Path::new("/"), true).map_err(err("copy the mount tree of /".into()))?;
+    let root =
+        sys::clone_tree(Path::new("/"), true).map_err(err("copy the mount tree of /".into()))?;
     sys::mount_setattr(
         root.as_fd(),
         true,
@@ -48,13 +55,20 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
     for step in &steps {
         match step {
             MountStep::Writable(p) => {
-                let fd = sys::clone_tree(p, true).map_err(err(format!("copy writable root {}", p.display())))?;
-                sys::mount_setattr(fd.as_fd(), true, sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV, 0)
-                    .map_err(err(format!("set nosuid on {}", p.display())))?;
+                let fd = sys::clone_tree(p, true)
+                    .map_err(err(format!("copy writable root {}", p.display())))?;
+                sys::mount_setattr(
+                    fd.as_fd(),
+                    true,
+                    sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV,
+                    0,
+                )
+                .map_err(err(format!("set nosuid on {}", p.display())))?;
                 sources.insert(p.clone(), (fd, p.is_dir()));
             }
             MountStep::Protected(p) => {
-                let fd = sys::clone_tree(p, true).map_err(err(format!("copy protected path {}", p.display())))?;
+                let fd = sys::clone_tree(p, true)
+                    .map_err(err(format!("copy protected path {}", p.display())))?;
                 sys::mount_setattr(
                     fd.as_fd(),
                     true,
@@ -78,17 +92,29 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
 
     // 2. Staging: a tmpfs (in this namespace only) holding the new root and an empty file.
     let staging = Path::new(STAGING);
-    sys::mount(Some("tmpfs"), staging, Some("tmpfs"), libc::MS_NOSUID | libc::MS_NODEV, Some("mode=0700"))
-        .map_err(err("mount the staging tmpfs".into()))?;
+    sys::mount(
+        Some("tmpfs"),
+        staging,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some("mode=0700"),
+    )
+    .map_err(err("mount the staging tmpfs".into()))?;
     let new_root = staging.join("root");
     std::fs::create_dir(&new_root).map_err(err("create the staging root".into()))?;
     let empty = staging.join("empty");
     std::fs::write(&empty, b"").map_err(err("create the empty mask file".into()))?;
     std::fs::set_permissions(&empty, std::fs::Permissions::from_mode(0o000))
         .map_err(err("chmod the empty mask file".into()))?;
-    let empty_src = sys::clone_tree(&empty, false).map_err(err("copy the empty mask file".into()))?;
-    sys::mount_setattr(empty_src.as_fd(), false, sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOEXEC, 0)
-        .map_err(err("make the mask file read-only".into()))?;
+    let empty_src =
+        sys::clone_tree(&empty, false).map_err(err("copy the empty mask file".into()))?;
+    sys::mount_setattr(
+        empty_src.as_fd(),
+        false,
+        sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOEXEC,
+        0,
+    )
+    .map_err(err("make the mask file read-only".into()))?;
     sys::move_mount_to(root.as_fd(), &new_root).map_err(err("attach the new root".into()))?;
 
     // 3. Layers.
@@ -109,9 +135,12 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
             MountStep::FreshProc => build_proc(&new_root)?,
             MountStep::Writable(p) | MountStep::Protected(p) => {
                 let target = inside(&new_root, p);
-                let (fd, is_dir) =
-                    sources.remove(p).ok_or_else(|| SandboxError::Plan(format!("no source for {}", p.display())))?;
-                if matches!(step, MountStep::Writable(_)) && std::fs::symlink_metadata(&target).is_err() {
+                let (fd, is_dir) = sources
+                    .remove(p)
+                    .ok_or_else(|| SandboxError::Plan(format!("no source for {}", p.display())))?;
+                if matches!(step, MountStep::Writable(_))
+                    && std::fs::symlink_metadata(&target).is_err()
+                {
                     // Only possible inside the sandbox's own tmpfs layers (the root is read-only).
                     let made = if is_dir {
                         std::fs::create_dir_all(&target)
@@ -125,7 +154,8 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
                 } else if std::fs::symlink_metadata(&target).is_err() {
                     continue;
                 }
-                sys::move_mount_to(fd.as_fd(), &target).map_err(err(format!("bind {}", p.display())))?;
+                sys::move_mount_to(fd.as_fd(), &target)
+                    .map_err(err(format!("bind {}", p.display())))?;
             }
             MountStep::Mask(p) => {
                 let target = inside(&new_root, p);
@@ -142,8 +172,10 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
                     )
                     .map_err(err(format!("mask {}", p.display())))?;
                 } else {
-                    let fd = sys::clone_detached(empty_src.as_fd()).map_err(err("copy the mask file".into()))?;
-                    sys::move_mount_to(fd.as_fd(), &target).map_err(err(format!("mask {}", p.display())))?;
+                    let fd = sys::clone_detached(empty_src.as_fd())
+                        .map_err(err("copy the mask file".into()))?;
+                    sys::move_mount_to(fd.as_fd(), &target)
+                        .map_err(err(format!("mask {}", p.display())))?;
                 }
             }
         }
@@ -158,8 +190,14 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
 
 fn build_dev(new_root: &Path, nodes: &mut Vec<(&str, OwnedFd)>) -> Result<(), SandboxError> {
     let dev = new_root.join("dev");
-    sys::mount(Some("tmpfs"), &dev, Some("tmpfs"), libc::MS_NOSUID | libc::MS_NOEXEC, Some("mode=0755"))
-        .map_err(err("mount /dev".into()))?;
+    sys::mount(
+        Some("tmpfs"),
+        &dev,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some("mode=0755"),
+    )
+    .map_err(err("mount /dev".into()))?;
     for (name, fd) in nodes.drain(..) {
         let target = dev.join(name);
         std::fs::write(&target, b"").map_err(err(format!("create /dev/{name}")))?;

@@ -33,9 +33,14 @@ impl SandboxMode {
 
     /// Parses [`SandboxMode::as_str`]'s names.
     pub fn parse(s: &str) -> Option<SandboxMode> {
-        [Self::WorkspaceWrite, Self::ReadOnly, Self::LandlockOnly, Self::Off]
-            .into_iter()
-            .find(|m| m.as_str() == s)
+        [
+            Self::WorkspaceWrite,
+            Self::ReadOnly,
+            Self::LandlockOnly,
+            Self::Off,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == s)
     }
 
     /// Whether the mode builds namespaces.
@@ -99,13 +104,29 @@ pub struct SandboxPlan {
 
 /// Paths under `project` and `home` that stay read-only even in writable roots.
 pub fn default_protected(project: &Path, home: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = [".git/hooks", ".git/config", ".ward.toml", ".vscode", ".idea", ".envrc"]
-        .iter()
-        .map(|p| project.join(p))
-        .collect();
+    let mut v: Vec<PathBuf> = [
+        ".git/hooks",
+        ".git/config",
+        ".ward.toml",
+        ".vscode",
+        ".idea",
+        ".envrc",
+    ]
+    .iter()
+    .map(|p| project.join(p))
+    .collect();
     for rc in [
-        ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
-        ".zlogin", ".config/fish", ".gitconfig", ".config/git",
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".config/fish",
+        ".gitconfig",
+        ".config/git",
     ] {
         v.push(project.join(rc));
         v.push(home.join(rc));
@@ -116,9 +137,23 @@ pub fn default_protected(project: &Path, home: &Path) -> Vec<PathBuf> {
 /// Credential locations under `home` that are unreadable in the sandbox.
 pub fn default_secrets(home: &Path) -> Vec<PathBuf> {
     [
-        ".ssh", ".aws", ".gnupg", ".npmrc", ".pypirc", ".netrc", ".docker/config.json", ".kube",
-        ".config/gcloud", ".azure", ".config/gh/hosts.yml", ".git-credentials", ".cargo/credentials",
-        ".cargo/credentials.toml", ".password-store", ".local/share/keyrings", ".vault-token",
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".npmrc",
+        ".pypirc",
+        ".netrc",
+        ".docker/config.json",
+        ".kube",
+        ".config/gcloud",
+        ".azure",
+        ".config/gh/hosts.yml",
+        ".git-credentials",
+        ".cargo/credentials",
+        ".cargo/credentials.toml",
+        ".password-store",
+        ".local/share/keyrings",
+        ".vault-token",
     ]
     .iter()
     .map(|p| home.join(p))
@@ -141,7 +176,16 @@ pub fn default_sockets(uid: u32) -> Vec<PathBuf> {
     .map(PathBuf::from)
     .collect();
     let rt = PathBuf::from(format!("/run/user/{uid}"));
-    for p in ["docker.sock", "podman/podman.sock", "bus", "gnupg", "keyring", "gcr", "ssh-agent.socket", "openssh_agent"] {
+    for p in [
+        "docker.sock",
+        "podman/podman.sock",
+        "bus",
+        "gnupg",
+        "keyring",
+        "gcr",
+        "ssh-agent.socket",
+        "openssh_agent",
+    ] {
         v.push(rt.join(p));
     }
     v
@@ -155,7 +199,10 @@ impl SandboxPlan {
         SandboxPlan {
             mode,
             protected: default_protected(&project, &home),
-            secrets: default_secrets(&home).into_iter().chain(default_sockets(crate::sys::geteuid())).collect(),
+            secrets: default_secrets(&home)
+                .into_iter()
+                .chain(default_sockets(crate::sys::geteuid()))
+                .collect(),
             project,
             home,
             writable: Vec::new(),
@@ -233,7 +280,10 @@ fn absolute(p: &Path, what: &str) -> Result<(), SandboxError> {
     if p.is_absolute() {
         Ok(())
     } else {
-        Err(SandboxError::Plan(format!("{what} {} is not an absolute path", p.display())))
+        Err(SandboxError::Plan(format!(
+            "{what} {} is not an absolute path",
+            p.display()
+        )))
     }
 }
 
@@ -285,7 +335,8 @@ impl Resolved {
                 }
             }
         }
-        let by_depth = |v: &mut Vec<PathBuf>| v.sort_by_key(|p| (p.components().count(), p.clone()));
+        let by_depth =
+            |v: &mut Vec<PathBuf>| v.sort_by_key(|p| (p.components().count(), p.clone()));
         by_depth(&mut writable);
         by_depth(&mut protected);
         by_depth(&mut secrets);
@@ -324,7 +375,10 @@ mod tests {
         let r = Resolved::from_plan(&plan).unwrap();
         assert_eq!(r.writable, vec![project.clone()]);
         // ~/.bashrc exists but lies outside every writable root: read-only anyway.
-        assert_eq!(r.protected, vec![project.join(".git/config"), project.join(".git/hooks")]);
+        assert_eq!(
+            r.protected,
+            vec![project.join(".git/config"), project.join(".git/hooks")]
+        );
         assert_eq!(r.secrets, vec![home.join(".ssh")]);
 
         plan.mode = SandboxMode::ReadOnly;
@@ -351,24 +405,49 @@ mod tests {
         let repo = root.join("repo");
         std::fs::create_dir_all(repo.join("sub")).unwrap();
         git(&["init", "-q", "."], &repo);
-        git(&["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "i"], &repo);
+        git(
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "i",
+            ],
+            &repo,
+        );
         // A subfolder of a repository.
         assert_eq!(git_dirs_outside(&repo.join("sub")), vec![repo.join(".git")]);
         assert!(git_dirs_outside(&repo).is_empty());
         // A linked worktree: its own git dir and the common dir.
         git(&["worktree", "add", "-q", "../wt"], &repo);
         let wt = root.join("wt");
-        assert_eq!(git_dirs_outside(&wt), vec![repo.join(".git/worktrees/wt"), repo.join(".git")]);
+        assert_eq!(
+            git_dirs_outside(&wt),
+            vec![repo.join(".git/worktrees/wt"), repo.join(".git")]
+        );
         let plan = SandboxPlan::new(SandboxMode::WorkspaceWrite, &wt, root.join("home"));
         let r = Resolved::from_plan(&plan).unwrap();
-        assert!(r.writable.contains(&repo.join(".git")) && r.writable.contains(&repo.join(".git/worktrees/wt")));
-        assert!(r.protected.contains(&repo.join(".git/hooks")) && r.protected.contains(&repo.join(".git/config")));
+        assert!(
+            r.writable.contains(&repo.join(".git"))
+                && r.writable.contains(&repo.join(".git/worktrees/wt"))
+        );
+        assert!(
+            r.protected.contains(&repo.join(".git/hooks"))
+                && r.protected.contains(&repo.join(".git/config"))
+        );
     }
 
     #[test]
     fn relative_paths_are_refused() {
         let plan = SandboxPlan::new(SandboxMode::WorkspaceWrite, "proj", "/root");
-        assert!(matches!(Resolved::from_plan(&plan), Err(SandboxError::Plan(_))));
+        assert!(matches!(
+            Resolved::from_plan(&plan),
+            Err(SandboxError::Plan(_))
+        ));
     }
 
     #[test]
@@ -376,6 +455,9 @@ mod tests {
         let json = r#"{"mode":"workspace-write","project":"/p","home":"/h","network":"off","uid":1,"gid":2}"#;
         let plan: SandboxPlan = serde_json::from_str(json).unwrap();
         assert!(plan.supervised && plan.writable.is_empty() && plan.cwd.is_none());
-        assert_eq!(SandboxMode::parse("landlock-only"), Some(SandboxMode::LandlockOnly));
+        assert_eq!(
+            SandboxMode::parse("landlock-only"),
+            Some(SandboxMode::LandlockOnly)
+        );
     }
 }

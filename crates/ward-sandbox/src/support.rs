@@ -90,7 +90,9 @@ impl Facts {
             kernel: sys::kernel_release(),
             unprivileged_userns_clone: read_sysctl("/proc/sys/kernel/unprivileged_userns_clone"),
             max_user_namespaces: read_sysctl("/proc/sys/user/max_user_namespaces"),
-            apparmor_restrict_unprivileged_userns: read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+            apparmor_restrict_unprivileged_userns: read_sysctl(
+                "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+            ),
             userns_probe: probe::user_namespaces().ok().map(|r| (r.step, r.errno)),
             landlock: sys::landlock_abi(),
             user_notif_action: sys::seccomp_action_available(libc::SECCOMP_RET_USER_NOTIF),
@@ -100,7 +102,11 @@ impl Facts {
 }
 
 fn errno_text(errno: i32) -> String {
-    format!("{} ({})", ward_event::errno_name(errno), std::io::Error::from_raw_os_error(errno))
+    format!(
+        "{} ({})",
+        ward_event::errno_name(errno),
+        std::io::Error::from_raw_os_error(errno)
+    )
 }
 
 /// Why user namespaces fail and how to fix it, from the sysctls (`None` if nothing blocks).
@@ -145,10 +151,14 @@ impl SupportReport {
         let user_namespaces = match f.userns_probe {
             Some((0, _)) => Feature {
                 available: true,
-                detail: "user, mount, pid and network namespaces work, mounts inside them too".into(),
+                detail: "user, mount, pid and network namespaces work, mounts inside them too"
+                    .into(),
             },
             Some((step, errno)) => {
-                let what = probe::USERNS_STEPS.get(step as usize - 1).copied().unwrap_or("namespace setup");
+                let what = probe::USERNS_STEPS
+                    .get(step as usize - 1)
+                    .copied()
+                    .unwrap_or("namespace setup");
                 Feature {
                     available: false,
                     detail: format!("{what} failed: {}", errno_text(errno)),
@@ -184,7 +194,14 @@ impl SupportReport {
             Ok(v) => (
                 Feature {
                     available: true,
-                    detail: format!("ABI {v}{}", if v >= 6 { " (with signal and abstract-socket scoping)" } else { "" }),
+                    detail: format!(
+                        "ABI {v}{}",
+                        if v >= 6 {
+                            " (with signal and abstract-socket scoping)"
+                        } else {
+                            ""
+                        }
+                    ),
                 },
                 Some(v),
             ),
@@ -212,7 +229,10 @@ impl SupportReport {
                 available: false,
                 detail: format!(
                     "{} failed: {}",
-                    probe::NOTIF_STEPS.get(step as usize - 1).copied().unwrap_or("probe"),
+                    probe::NOTIF_STEPS
+                        .get(step as usize - 1)
+                        .copied()
+                        .unwrap_or("probe"),
                     errno_text(errno)
                 ),
             },
@@ -222,7 +242,10 @@ impl SupportReport {
             },
         };
         if !seccomp_user_notif.available {
-            advice.push("seccomp user notification is missing: ward's supervisor needs a kernel ≥ 5.9".into());
+            advice.push(
+                "seccomp user notification is missing: ward's supervisor needs a kernel ≥ 5.9"
+                    .into(),
+            );
         }
         let sync_wake_up = match f.notif_probe {
             Some((0, _)) => Feature {
@@ -231,7 +254,10 @@ impl SupportReport {
             },
             Some((3, errno)) => Feature {
                 available: false,
-                detail: format!("not accepted ({}): works, but each trapped call is slower (kernel < 6.6)", errno_text(errno)),
+                detail: format!(
+                    "not accepted ({}): works, but each trapped call is slower (kernel < 6.6)",
+                    errno_text(errno)
+                ),
             },
             _ => Feature {
                 available: false,
@@ -262,14 +288,20 @@ impl SupportReport {
     /// Settles the mode for `ward exec`: an explicitly requested mode this machine cannot
     /// provide is an error that says why and what to do; the default mode falls back (and the
     /// returned warning says so).
-    pub fn resolve_mode(&self, requested: Option<SandboxMode>) -> Result<(SandboxMode, Option<String>), String> {
+    pub fn resolve_mode(
+        &self,
+        requested: Option<SandboxMode>,
+    ) -> Result<(SandboxMode, Option<String>), String> {
         let want = requested.unwrap_or(SandboxMode::WorkspaceWrite);
         let ok_ns = self.user_namespaces.available;
         let ok_ll = self.landlock.available;
         match want {
             SandboxMode::Off => Ok((want, None)),
             SandboxMode::LandlockOnly if ok_ll => Ok((want, None)),
-            SandboxMode::LandlockOnly => Err(format!("--sandbox landlock-only: Landlock is {}", self.landlock.detail)),
+            SandboxMode::LandlockOnly => Err(format!(
+                "--sandbox landlock-only: Landlock is {}",
+                self.landlock.detail
+            )),
             _ if ok_ns => Ok((want, None)),
             _ => {
                 let why = format!(
@@ -280,7 +312,10 @@ impl SupportReport {
                 if requested.is_none() && ok_ll {
                     Ok((
                         SandboxMode::LandlockOnly,
-                        Some(format!("{why}; falling back to landlock-only. {}", self.advice.join("; "))),
+                        Some(format!(
+                            "{why}; falling back to landlock-only. {}",
+                            self.advice.join("; ")
+                        )),
                     ))
                 } else {
                     Err(format!("{why}\n{}", self.advice.join("\n")))
@@ -294,15 +329,43 @@ impl SupportReport {
         let mark = |f: &Feature| if f.available { "yes" } else { "no " };
         let mut s = String::new();
         s.push_str(&format!("kernel {} (uid {})\n", self.kernel, self.uid));
-        s.push_str(&format!("user namespaces       {}  {}\n", mark(&self.user_namespaces), self.user_namespaces.detail));
+        s.push_str(&format!(
+            "user namespaces       {}  {}\n",
+            mark(&self.user_namespaces),
+            self.user_namespaces.detail
+        ));
         for c in &self.sysctls {
             let v = c.value.map_or("absent".to_string(), |v| v.to_string());
-            s.push_str(&format!("  {:<45} {}{}\n", c.name, v, if c.blocks { "  ← blocks the sandbox" } else { "" }));
+            s.push_str(&format!(
+                "  {:<45} {}{}\n",
+                c.name,
+                v,
+                if c.blocks {
+                    "  ← blocks the sandbox"
+                } else {
+                    ""
+                }
+            ));
         }
-        s.push_str(&format!("Landlock              {}  {}\n", mark(&self.landlock), self.landlock.detail));
-        s.push_str(&format!("seccomp user notif    {}  {}\n", mark(&self.seccomp_user_notif), self.seccomp_user_notif.detail));
-        s.push_str(&format!("  sync wake-up        {}  {}\n", mark(&self.sync_wake_up), self.sync_wake_up.detail));
-        s.push_str(&format!("ward exec will use: --sandbox {}\n", self.default_mode.as_str()));
+        s.push_str(&format!(
+            "Landlock              {}  {}\n",
+            mark(&self.landlock),
+            self.landlock.detail
+        ));
+        s.push_str(&format!(
+            "seccomp user notif    {}  {}\n",
+            mark(&self.seccomp_user_notif),
+            self.seccomp_user_notif.detail
+        ));
+        s.push_str(&format!(
+            "  sync wake-up        {}  {}\n",
+            mark(&self.sync_wake_up),
+            self.sync_wake_up.detail
+        ));
+        s.push_str(&format!(
+            "ward exec will use: --sandbox {}\n",
+            self.default_mode.as_str()
+        ));
         for a in &self.advice {
             s.push_str(&format!("- {a}\n"));
         }
@@ -322,7 +385,9 @@ pub(crate) fn namespace_error(e: &std::io::Error) -> SandboxError {
         uid: sys::geteuid(),
         unprivileged_userns_clone: read_sysctl("/proc/sys/kernel/unprivileged_userns_clone"),
         max_user_namespaces: read_sysctl("/proc/sys/user/max_user_namespaces"),
-        apparmor_restrict_unprivileged_userns: read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+        apparmor_restrict_unprivileged_userns: read_sysctl(
+            "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+        ),
         kernel: String::new(),
         userns_probe: None,
         landlock: Err(0),
@@ -361,7 +426,10 @@ mod tests {
         assert!(r.user_namespaces.available && r.landlock.available && r.sync_wake_up.available);
         assert_eq!(r.default_mode, SandboxMode::WorkspaceWrite);
         assert!(r.advice.is_empty());
-        assert_eq!(r.resolve_mode(None).unwrap(), (SandboxMode::WorkspaceWrite, None));
+        assert_eq!(
+            r.resolve_mode(None).unwrap(),
+            (SandboxMode::WorkspaceWrite, None)
+        );
     }
 
     #[test]
@@ -373,18 +441,33 @@ mod tests {
         };
         let r = SupportReport::from_facts(&f);
         assert!(!r.user_namespaces.available);
-        assert!(r.user_namespaces.detail.contains("EPERM"), "{}", r.user_namespaces.detail);
+        assert!(
+            r.user_namespaces.detail.contains("EPERM"),
+            "{}",
+            r.user_namespaces.detail
+        );
         let advice = r.advice.join("\n");
-        assert!(advice.contains("apparmor_parser") && advice.contains("apparmor_restrict_unprivileged_userns=0"));
+        assert!(
+            advice.contains("apparmor_parser")
+                && advice.contains("apparmor_restrict_unprivileged_userns=0")
+        );
         assert!(advice.contains("--sandbox landlock-only"));
-        assert!(r.sysctls.iter().any(|s| s.blocks && s.name.contains("apparmor")));
+        assert!(r
+            .sysctls
+            .iter()
+            .any(|s| s.blocks && s.name.contains("apparmor")));
         assert_eq!(r.default_mode, SandboxMode::LandlockOnly);
         // The default falls back with a warning; an explicit request is an error.
         let (mode, warn) = r.resolve_mode(None).unwrap();
         assert_eq!(mode, SandboxMode::LandlockOnly);
         assert!(warn.unwrap().contains("falling back"));
-        let err = r.resolve_mode(Some(SandboxMode::WorkspaceWrite)).unwrap_err();
-        assert!(err.contains("apparmor") && err.contains("landlock-only"), "{err}");
+        let err = r
+            .resolve_mode(Some(SandboxMode::WorkspaceWrite))
+            .unwrap_err();
+        assert!(
+            err.contains("apparmor") && err.contains("landlock-only"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -34,8 +34,8 @@
 
 use crate::{SandboxError, SandboxPlan};
 use seccompiler::{
-    sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
+    sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
+    SeccompFilter, SeccompRule, TargetArch,
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -208,12 +208,23 @@ fn condition(c: &ArgCheck, bit: Option<u64>) -> Result<SeccompCondition, Sandbox
 /// Expands a rule into seccompiler rules: one per bit of its `any_bits` condition (at most
 /// one such condition per rule), the other conditions repeated in each.
 fn expand(rule: &WallRule) -> Result<Vec<SeccompRule>, SandboxError> {
-    let any: Vec<&ArgCheck> = rule.args.iter().filter(|c| c.op == ArgOp::AnyBits).collect();
+    let any: Vec<&ArgCheck> = rule
+        .args
+        .iter()
+        .filter(|c| c.op == ArgOp::AnyBits)
+        .collect();
     if any.len() > 1 {
-        return Err(SandboxError::Wall(format!("{}: more than one any_bits condition", rule.syscall)));
+        return Err(SandboxError::Wall(format!(
+            "{}: more than one any_bits condition",
+            rule.syscall
+        )));
     }
     let bits: Vec<Option<u64>> = match any.first() {
-        Some(c) => (0..64).map(|i| 1u64 << i).filter(|b| c.value & b != 0).map(Some).collect(),
+        Some(c) => (0..64)
+            .map(|i| 1u64 << i)
+            .filter(|b| c.value & b != 0)
+            .map(Some)
+            .collect(),
         None => vec![None],
     };
     let mut out = Vec::new();
@@ -230,8 +241,9 @@ fn expand(rule: &WallRule) -> Result<Vec<SeccompRule>, SandboxError> {
 
 /// The seccomp action of a rule under `opts`.
 pub fn action_of(rule: &WallRule, opts: &WallOptions) -> Result<SeccompAction, SandboxError> {
-    let errno = ward_event::errno_from_name(&rule.errno)
-        .ok_or_else(|| SandboxError::Wall(format!("{}: unknown errno {}", rule.syscall, rule.errno)))?;
+    let errno = ward_event::errno_from_name(&rule.errno).ok_or_else(|| {
+        SandboxError::Wall(format!("{}: unknown errno {}", rule.syscall, rule.errno))
+    })?;
     Ok(match rule.action {
         RuleAction::Backstop if opts.supervised => SeccompAction::Trace(0),
         _ => SeccompAction::Errno(errno as u32),
@@ -260,7 +272,11 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
         let action = action_of(rule, opts)?;
         let key = u32::from(action.clone());
         actions.insert(key, action);
-        let entry = groups.entry(key).or_default().entry(nr).or_insert_with(|| Some(Vec::new()));
+        let entry = groups
+            .entry(key)
+            .or_default()
+            .entry(nr)
+            .or_insert_with(|| Some(Vec::new()));
         if rule.args.is_empty() {
             *entry = None;
         } else if let Some(v) = entry {
@@ -268,16 +284,22 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
         }
     }
     let mut program = prologue(audit_arch);
-    let named: std::collections::BTreeSet<u32> =
-        groups.values().flat_map(|g| g.keys().map(|&nr| nr as u32)).collect();
+    let named: std::collections::BTreeSet<u32> = groups
+        .values()
+        .flat_map(|g| g.keys().map(|&nr| nr as u32))
+        .collect();
     program.extend(fast_path(&named.into_iter().collect::<Vec<_>>())?);
     let count = groups.len();
     for (i, (key, syscalls)) in groups.into_iter().enumerate() {
-        let map: BTreeMap<i64, Vec<SeccompRule>> =
-            syscalls.into_iter().map(|(nr, r)| (nr, r.unwrap_or_default())).collect();
+        let map: BTreeMap<i64, Vec<SeccompRule>> = syscalls
+            .into_iter()
+            .map(|(nr, r)| (nr, r.unwrap_or_default()))
+            .collect();
         let filter = SeccompFilter::new(map, SeccompAction::Allow, actions[&key].clone(), arch)
             .map_err(|e| SandboxError::Wall(e.to_string()))?;
-        let mut sub: BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| SandboxError::Wall(e.to_string()))?;
+        let mut sub: BpfProgram = filter
+            .try_into()
+            .map_err(|e: seccompiler::BackendError| SandboxError::Wall(e.to_string()))?;
         if i + 1 < count {
             // Chain: "allow" in this sub-program means "not matched here": go on with the next.
             let len = sub.len();
@@ -290,7 +312,10 @@ pub fn compile(opts: &WallOptions) -> Result<BpfProgram, SandboxError> {
         program.extend(sub);
     }
     if program.len() > 4096 {
-        return Err(SandboxError::Wall(format!("program has {} instructions (max 4096)", program.len())));
+        return Err(SandboxError::Wall(format!(
+            "program has {} instructions (max 4096)",
+            program.len()
+        )));
     }
     Ok(program)
 }
@@ -318,7 +343,10 @@ fn fast_path(sorted: &[u32]) -> Result<Vec<sock_filter>, SandboxError> {
         // nr > nrs[mid-1] → right half, else left half (which follows directly).
         let mut left = Vec::new();
         node(&nrs[..mid], &mut left);
-        out.push((insn(BPF_JGT_K, left.len() as u8, 0, nrs[mid - 1]), Target::None));
+        out.push((
+            insn(BPF_JGT_K, left.len() as u8, 0, nrs[mid - 1]),
+            Target::None,
+        ));
         out.extend(left);
         node(&nrs[mid..], out);
     }
@@ -332,8 +360,9 @@ fn fast_path(sorted: &[u32]) -> Result<Vec<sock_filter>, SandboxError> {
         match target {
             Target::None => {}
             Target::Hit => {
-                ins.jt = u8::try_from(hit - i - 1)
-                    .map_err(|_| SandboxError::Wall("fast path too long for an 8-bit jump".into()))?;
+                ins.jt = u8::try_from(hit - i - 1).map_err(|_| {
+                    SandboxError::Wall("fast path too long for an 8-bit jump".into())
+                })?;
             }
             Target::Miss => ins.k = (miss - i - 1) as u32,
         }
@@ -350,7 +379,12 @@ pub fn evaluate(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> 
 }
 
 /// [`evaluate`], also returning how many instructions ran.
-pub fn evaluate_counting(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> (u32, usize) {
+pub fn evaluate_counting(
+    program: &[sock_filter],
+    arch: u32,
+    nr: u32,
+    args: [u64; 6],
+) -> (u32, usize) {
     let mut steps = 0usize;
     let mut data = [0u32; 16];
     data[0] = nr;
@@ -386,7 +420,11 @@ pub fn evaluate_counting(program: &[sock_filter], arch: u32, nr: u32, args: [u64
                     0x40 => acc & ins.k != 0,
                     op => panic!("JMP op {op:#x} not modelled"),
                 };
-                pc += 1 + if taken { ins.jt as usize } else { ins.jf as usize };
+                pc += 1 + if taken {
+                    ins.jt as usize
+                } else {
+                    ins.jf as usize
+                };
                 continue;
             }
             0x06 => return (ins.k, steps),
@@ -429,58 +467,181 @@ macro_rules! syscall_table {
 }
 
 macro_rules! paste_sys {
-    (kexec_load) => { libc::SYS_kexec_load };
-    (kexec_file_load) => { libc::SYS_kexec_file_load };
-    (bpf) => { libc::SYS_bpf };
-    (perf_event_open) => { libc::SYS_perf_event_open };
-    (keyctl) => { libc::SYS_keyctl };
-    (add_key) => { libc::SYS_add_key };
-    (request_key) => { libc::SYS_request_key };
-    (userfaultfd) => { libc::SYS_userfaultfd };
-    (init_module) => { libc::SYS_init_module };
-    (finit_module) => { libc::SYS_finit_module };
-    (delete_module) => { libc::SYS_delete_module };
-    (reboot) => { libc::SYS_reboot };
-    (swapon) => { libc::SYS_swapon };
-    (swapoff) => { libc::SYS_swapoff };
-    (acct) => { libc::SYS_acct };
-    (mount) => { libc::SYS_mount };
-    (umount2) => { libc::SYS_umount2 };
-    (pivot_root) => { libc::SYS_pivot_root };
-    (move_mount) => { libc::SYS_move_mount };
-    (open_tree) => { libc::SYS_open_tree };
-    (fsopen) => { libc::SYS_fsopen };
-    (fsmount) => { libc::SYS_fsmount };
-    (fsconfig) => { libc::SYS_fsconfig };
-    (fspick) => { libc::SYS_fspick };
-    (mount_setattr) => { libc::SYS_mount_setattr };
-    (unshare) => { libc::SYS_unshare };
-    (setns) => { libc::SYS_setns };
-    (chroot) => { libc::SYS_chroot };
-    (clone) => { libc::SYS_clone };
-    (clone3) => { libc::SYS_clone3 };
-    (name_to_handle_at) => { libc::SYS_name_to_handle_at };
-    (open_by_handle_at) => { libc::SYS_open_by_handle_at };
-    (io_uring_setup) => { libc::SYS_io_uring_setup };
-    (io_uring_enter) => { libc::SYS_io_uring_enter };
-    (io_uring_register) => { libc::SYS_io_uring_register };
-    (ptrace) => { libc::SYS_ptrace };
-    (process_vm_readv) => { libc::SYS_process_vm_readv };
-    (process_vm_writev) => { libc::SYS_process_vm_writev };
-    (pidfd_getfd) => { libc::SYS_pidfd_getfd };
-    (seccomp) => { libc::SYS_seccomp };
-    (personality) => { libc::SYS_personality };
-    (ioctl) => { libc::SYS_ioctl };
-    (socket) => { libc::SYS_socket };
+    (kexec_load) => {
+        libc::SYS_kexec_load
+    };
+    (kexec_file_load) => {
+        libc::SYS_kexec_file_load
+    };
+    (bpf) => {
+        libc::SYS_bpf
+    };
+    (perf_event_open) => {
+        libc::SYS_perf_event_open
+    };
+    (keyctl) => {
+        libc::SYS_keyctl
+    };
+    (add_key) => {
+        libc::SYS_add_key
+    };
+    (request_key) => {
+        libc::SYS_request_key
+    };
+    (userfaultfd) => {
+        libc::SYS_userfaultfd
+    };
+    (init_module) => {
+        libc::SYS_init_module
+    };
+    (finit_module) => {
+        libc::SYS_finit_module
+    };
+    (delete_module) => {
+        libc::SYS_delete_module
+    };
+    (reboot) => {
+        libc::SYS_reboot
+    };
+    (swapon) => {
+        libc::SYS_swapon
+    };
+    (swapoff) => {
+        libc::SYS_swapoff
+    };
+    (acct) => {
+        libc::SYS_acct
+    };
+    (mount) => {
+        libc::SYS_mount
+    };
+    (umount2) => {
+        libc::SYS_umount2
+    };
+    (pivot_root) => {
+        libc::SYS_pivot_root
+    };
+    (move_mount) => {
+        libc::SYS_move_mount
+    };
+    (open_tree) => {
+        libc::SYS_open_tree
+    };
+    (fsopen) => {
+        libc::SYS_fsopen
+    };
+    (fsmount) => {
+        libc::SYS_fsmount
+    };
+    (fsconfig) => {
+        libc::SYS_fsconfig
+    };
+    (fspick) => {
+        libc::SYS_fspick
+    };
+    (mount_setattr) => {
+        libc::SYS_mount_setattr
+    };
+    (unshare) => {
+        libc::SYS_unshare
+    };
+    (setns) => {
+        libc::SYS_setns
+    };
+    (chroot) => {
+        libc::SYS_chroot
+    };
+    (clone) => {
+        libc::SYS_clone
+    };
+    (clone3) => {
+        libc::SYS_clone3
+    };
+    (name_to_handle_at) => {
+        libc::SYS_name_to_handle_at
+    };
+    (open_by_handle_at) => {
+        libc::SYS_open_by_handle_at
+    };
+    (io_uring_setup) => {
+        libc::SYS_io_uring_setup
+    };
+    (io_uring_enter) => {
+        libc::SYS_io_uring_enter
+    };
+    (io_uring_register) => {
+        libc::SYS_io_uring_register
+    };
+    (ptrace) => {
+        libc::SYS_ptrace
+    };
+    (process_vm_readv) => {
+        libc::SYS_process_vm_readv
+    };
+    (process_vm_writev) => {
+        libc::SYS_process_vm_writev
+    };
+    (pidfd_getfd) => {
+        libc::SYS_pidfd_getfd
+    };
+    (seccomp) => {
+        libc::SYS_seccomp
+    };
+    (personality) => {
+        libc::SYS_personality
+    };
+    (ioctl) => {
+        libc::SYS_ioctl
+    };
+    (socket) => {
+        libc::SYS_socket
+    };
 }
 
 syscall_table!(
-    kexec_load, kexec_file_load, bpf, perf_event_open, keyctl, add_key, request_key, userfaultfd,
-    init_module, finit_module, delete_module, reboot, swapon, swapoff, acct, mount, umount2,
-    pivot_root, move_mount, open_tree, fsopen, fsmount, fsconfig, fspick, mount_setattr, unshare,
-    setns, chroot, clone, clone3, name_to_handle_at, open_by_handle_at, io_uring_setup, io_uring_enter,
-    io_uring_register, ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, seccomp,
-    personality, ioctl, socket,
+    kexec_load,
+    kexec_file_load,
+    bpf,
+    perf_event_open,
+    keyctl,
+    add_key,
+    request_key,
+    userfaultfd,
+    init_module,
+    finit_module,
+    delete_module,
+    reboot,
+    swapon,
+    swapoff,
+    acct,
+    mount,
+    umount2,
+    pivot_root,
+    move_mount,
+    open_tree,
+    fsopen,
+    fsmount,
+    fsconfig,
+    fspick,
+    mount_setattr,
+    unshare,
+    setns,
+    chroot,
+    clone,
+    clone3,
+    name_to_handle_at,
+    open_by_handle_at,
+    io_uring_setup,
+    io_uring_enter,
+    io_uring_register,
+    ptrace,
+    process_vm_readv,
+    process_vm_writev,
+    pidfd_getfd,
+    seccomp,
+    personality,
+    ioctl,
+    socket,
 );
 
 fn arch_specific(_name: &str) -> Option<i64> {
@@ -511,7 +672,11 @@ mod tests {
         assert!(file.rules.len() >= 40);
         for r in &file.rules {
             assert!(syscall_number(&r.syscall).is_some(), "{}", r.syscall);
-            assert!(ward_event::errno_from_name(&r.errno).is_some(), "{}", r.errno);
+            assert!(
+                ward_event::errno_from_name(&r.errno).is_some(),
+                "{}",
+                r.errno
+            );
             assert!(r.comment.len() > 10, "{} needs a reason", r.syscall);
         }
     }
@@ -520,8 +685,14 @@ mod tests {
     fn arch_prologue_kills_x32_and_foreign_arch_before_anything_else() {
         let p = compile(&SUPERVISED).unwrap();
         let getpid = libc::SYS_getpid as u32;
-        assert_eq!(evaluate(&p, native_audit_arch(), getpid, [0; 6]), ret::ALLOW);
-        assert_eq!(evaluate(&p, native_audit_arch(), 0x4000_0000 | getpid, [0; 6]), ret::KILL_PROCESS);
+        assert_eq!(
+            evaluate(&p, native_audit_arch(), getpid, [0; 6]),
+            ret::ALLOW
+        );
+        assert_eq!(
+            evaluate(&p, native_audit_arch(), 0x4000_0000 | getpid, [0; 6]),
+            ret::KILL_PROCESS
+        );
         const AUDIT_ARCH_I386: u32 = 3 | 0x4000_0000;
         assert_eq!(evaluate(&p, AUDIT_ARCH_I386, 20, [0; 6]), ret::KILL_PROCESS);
     }
@@ -529,15 +700,38 @@ mod tests {
     #[test]
     fn backstops_trace_when_supervised_and_fail_alone() {
         let newuser = [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0];
-        for nr in [libc::SYS_io_uring_setup, libc::SYS_ptrace, libc::SYS_unshare, libc::SYS_mount, libc::SYS_clone, libc::SYS_umount2] {
+        for nr in [
+            libc::SYS_io_uring_setup,
+            libc::SYS_ptrace,
+            libc::SYS_unshare,
+            libc::SYS_mount,
+            libc::SYS_clone,
+            libc::SYS_umount2,
+        ] {
             assert_eq!(eval(&SUPERVISED, nr, newuser), ret::TRACE, "{nr}");
             assert_eq!(eval(&ALONE, nr, newuser), ret::errno(libc::EPERM), "{nr}");
         }
         // unshare without a namespace flag is ordinary.
-        assert_eq!(eval(&SUPERVISED, libc::SYS_unshare, [libc::CLONE_FILES as u64, 0, 0, 0, 0, 0]), ret::ALLOW);
-        assert_eq!(eval(&SUPERVISED, libc::SYS_unshare, [0x80, 0, 0, 0, 0, 0]), ret::TRACE);
-        assert_eq!(eval(&SUPERVISED, libc::SYS_bpf, [0; 6]), ret::errno(libc::EPERM));
-        assert_eq!(eval(&SUPERVISED, libc::SYS_clone3, [0; 6]), ret::errno(libc::ENOSYS));
+        assert_eq!(
+            eval(
+                &SUPERVISED,
+                libc::SYS_unshare,
+                [libc::CLONE_FILES as u64, 0, 0, 0, 0, 0]
+            ),
+            ret::ALLOW
+        );
+        assert_eq!(
+            eval(&SUPERVISED, libc::SYS_unshare, [0x80, 0, 0, 0, 0, 0]),
+            ret::TRACE
+        );
+        assert_eq!(
+            eval(&SUPERVISED, libc::SYS_bpf, [0; 6]),
+            ret::errno(libc::EPERM)
+        );
+        assert_eq!(
+            eval(&SUPERVISED, libc::SYS_clone3, [0; 6]),
+            ret::errno(libc::ENOSYS)
+        );
     }
 
     #[test]
@@ -547,33 +741,68 @@ mod tests {
             assert_eq!(eval(&ALONE, s, [fam as u64, 1, 0, 0, 0, 0]), ret::ALLOW);
         }
         let eaf = ret::errno(libc::EAFNOSUPPORT);
-        assert_eq!(eval(&ALONE, s, [libc::AF_PACKET as u64, 3, 0, 0, 0, 0]), eaf);
-        assert_eq!(eval(&SUPERVISED, s, [libc::AF_PACKET as u64, 3, 0, 0, 0, 0]), ret::TRACE);
-        assert_eq!(eval(&ALONE, s, [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]), eaf);
+        assert_eq!(
+            eval(&ALONE, s, [libc::AF_PACKET as u64, 3, 0, 0, 0, 0]),
+            eaf
+        );
+        assert_eq!(
+            eval(&SUPERVISED, s, [libc::AF_PACKET as u64, 3, 0, 0, 0, 0]),
+            ret::TRACE
+        );
+        assert_eq!(
+            eval(&ALONE, s, [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]),
+            eaf
+        );
         let nl = WallOptions {
             supervised: false,
             allow_netlink_route: true,
         };
-        assert_eq!(eval(&nl, s, [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]), ret::ALLOW);
+        assert_eq!(
+            eval(&nl, s, [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]),
+            ret::ALLOW
+        );
         assert_eq!(eval(&nl, s, [libc::AF_NETLINK as u64, 3, 9, 0, 0, 0]), eaf);
         // The upper half of an int argument is ignored, as the kernel does.
-        assert_eq!(eval(&ALONE, s, [(1u64 << 32) | libc::AF_INET as u64, 1, 0, 0, 0, 0]), ret::ALLOW);
+        assert_eq!(
+            eval(
+                &ALONE,
+                s,
+                [(1u64 << 32) | libc::AF_INET as u64, 1, 0, 0, 0, 0]
+            ),
+            ret::ALLOW
+        );
     }
 
     #[test]
     fn clone_namespace_flags_personality_and_tiocsti() {
         let eperm = ret::errno(libc::EPERM);
         let c = libc::SYS_clone;
-        assert_eq!(eval(&ALONE, c, [libc::SIGCHLD as u64 | libc::CLONE_VM as u64, 0, 0, 0, 0, 0]), ret::ALLOW);
-        assert_eq!(eval(&ALONE, c, [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]), eperm);
-        assert_eq!(eval(&ALONE, c, [libc::CLONE_NEWNET as u64 | 17, 0, 0, 0, 0, 0]), eperm);
+        assert_eq!(
+            eval(
+                &ALONE,
+                c,
+                [libc::SIGCHLD as u64 | libc::CLONE_VM as u64, 0, 0, 0, 0, 0]
+            ),
+            ret::ALLOW
+        );
+        assert_eq!(
+            eval(&ALONE, c, [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]),
+            eperm
+        );
+        assert_eq!(
+            eval(&ALONE, c, [libc::CLONE_NEWNET as u64 | 17, 0, 0, 0, 0, 0]),
+            eperm
+        );
         let p = libc::SYS_personality;
         assert_eq!(eval(&ALONE, p, [0xffff_ffff, 0, 0, 0, 0, 0]), ret::ALLOW);
         assert_eq!(eval(&ALONE, p, [0, 0, 0, 0, 0, 0]), ret::ALLOW);
         assert_eq!(eval(&ALONE, p, [0x0040000, 0, 0, 0, 0, 0]), eperm);
         let i = libc::SYS_ioctl;
         assert_eq!(eval(&ALONE, i, [0, libc::TIOCSTI, 0, 0, 0, 0]), eperm);
-        assert_eq!(eval(&ALONE, i, [0, libc::TIOCGWINSZ, 0, 0, 0, 0]), ret::ALLOW);
+        assert_eq!(
+            eval(&ALONE, i, [0, libc::TIOCGWINSZ, 0, 0, 0, 0]),
+            ret::ALLOW
+        );
         let sc = libc::SYS_seccomp;
         assert_eq!(eval(&ALONE, sc, [1, 8, 0, 0, 0, 0]), eperm);
         assert_eq!(eval(&ALONE, sc, [1, 0, 0, 0, 0, 0]), ret::ALLOW);
@@ -585,12 +814,21 @@ mod tests {
     fn ordinary_calls_pass_in_few_instructions() {
         let p = compile(&SUPERVISED).unwrap();
         let mut worst = 0;
-        for nr in [libc::SYS_read, libc::SYS_openat, libc::SYS_execve, libc::SYS_getdents64, libc::SYS_connect] {
+        for nr in [
+            libc::SYS_read,
+            libc::SYS_openat,
+            libc::SYS_execve,
+            libc::SYS_getdents64,
+            libc::SYS_connect,
+        ] {
             let (action, steps) = evaluate_counting(&p, native_audit_arch(), nr as u32, [0; 6]);
             assert_eq!(action, ret::ALLOW, "{nr}");
             worst = worst.max(steps);
         }
-        eprintln!("wall: {} instructions; an allowed call runs {worst} of them", p.len());
+        eprintln!(
+            "wall: {} instructions; an allowed call runs {worst} of them",
+            p.len()
+        );
         assert!(p.len() < 500 && worst < 20, "{} / {worst}", p.len());
     }
 
@@ -599,7 +837,11 @@ mod tests {
         // The same rules without the fast path: the prologue and the sub-programs alone.
         let fast = compile(&SUPERVISED).unwrap();
         let start = prologue(native_audit_arch()).len();
-        let tree_len = fast[start..].iter().position(|i| i.code == BPF_RET_K).unwrap() + 1;
+        let tree_len = fast[start..]
+            .iter()
+            .position(|i| i.code == BPF_RET_K)
+            .unwrap()
+            + 1;
         let mut slow = fast[..start].to_vec();
         slow.extend_from_slice(&fast[start + tree_len..]);
         let arg_sets: [[u64; 6]; 5] = [

@@ -64,7 +64,11 @@ fn users() -> Vec<User> {
 
 /// Whether every user may execute `path` (each folder on the way searchable by others).
 fn executable_by_all(path: &Path) -> bool {
-    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    let mode = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0)
+    };
     mode(path) & 0o001 != 0 && path.ancestors().skip(1).all(|a| mode(a) & 0o001 != 0)
 }
 
@@ -116,7 +120,10 @@ impl Env {
     }
 
     fn new_in(user: &User, parent: &str) -> Env {
-        let dir = tempfile::Builder::new().prefix("ward-sandbox-").tempdir_in(parent).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("ward-sandbox-")
+            .tempdir_in(parent)
+            .unwrap();
         let base = dir.path().canonicalize().unwrap();
         let project = base.join("project");
         let home = base.join("home");
@@ -155,13 +162,20 @@ impl Env {
             .envs(self.vars())
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
             ("HOME", self.home.display().to_string()),
-            ("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin".into()),
+            (
+                "PATH",
+                "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin".into(),
+            ),
             ("GIT_CONFIG_NOSYSTEM", "1".into()),
             ("GIT_AUTHOR_NAME", "t".into()),
             ("GIT_AUTHOR_EMAIL", "t@example.test".into()),
@@ -176,7 +190,14 @@ impl Env {
     fn command(&self, argv: &[&str]) -> Command {
         let mut c = if self.user.switch {
             let mut c = Command::new("setpriv");
-            c.args(["--reuid", &self.user.name, "--regid", &self.user.name, "--init-groups", "--"]);
+            c.args([
+                "--reuid",
+                &self.user.name,
+                "--regid",
+                &self.user.name,
+                "--init-groups",
+                "--",
+            ]);
             c.args(argv);
             c
         } else {
@@ -184,7 +205,10 @@ impl Env {
             c.args(&argv[1..]);
             c
         };
-        c.env_clear().envs(self.vars()).current_dir(&self.project).stdin(Stdio::null());
+        c.env_clear()
+            .envs(self.vars())
+            .current_dir(&self.project)
+            .stdin(Stdio::null());
         c
     }
 
@@ -196,7 +220,13 @@ impl Env {
         self.plan_full(mode, supervised, extra_secrets, &[])
     }
 
-    fn plan_full(&self, mode: &str, supervised: bool, extra_secrets: &[PathBuf], writable: &[PathBuf]) -> PathBuf {
+    fn plan_full(
+        &self,
+        mode: &str,
+        supervised: bool,
+        extra_secrets: &[PathBuf],
+        writable: &[PathBuf],
+    ) -> PathBuf {
         let (mode, network) = match mode.strip_suffix("-host") {
             Some(m) => (m, "host"),
             None => (mode, "off"),
@@ -214,7 +244,9 @@ impl Env {
             "cwd": self.project,
             "supervised": supervised,
         });
-        let path = self.base.join(format!("plan-{mode}-{network}-{supervised}.json"));
+        let path = self
+            .base
+            .join(format!("plan-{mode}-{network}-{supervised}.json"));
         std::fs::write(&path, plan.to_string()).unwrap();
         std::os::unix::fs::chown(&path, Some(self.user.uid), Some(self.user.gid)).unwrap();
         path
@@ -228,13 +260,27 @@ impl Env {
     fn sh_in_with(&self, mode: &str, script: &str, extra_secrets: &[PathBuf]) -> Output {
         let plan = self.plan_with(mode, false, extra_secrets);
         let probe = probe();
-        self.command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
-            .output()
-            .unwrap()
+        self.command(&[
+            probe.to_str().unwrap(),
+            plan.to_str().unwrap(),
+            "--",
+            "/bin/sh",
+            "-c",
+            script,
+        ])
+        .output()
+        .unwrap()
     }
 
     /// Runs a built-in probe; returns its `result:` line (or the status if it had none).
-    fn builtin(&self, mode: &str, supervised: bool, seal: bool, name: &str, arg: Option<&str>) -> String {
+    fn builtin(
+        &self,
+        mode: &str,
+        supervised: bool,
+        seal: bool,
+        name: &str,
+        arg: Option<&str>,
+    ) -> String {
         let plan = self.plan(mode, supervised);
         let probe = probe();
         let mut argv = vec![probe.to_str().unwrap(), plan.to_str().unwrap()];
@@ -271,7 +317,10 @@ fn text(o: &Output) -> String {
 
 /// Lines `ok NAME` / `fail NAME` printed by an attack script.
 fn verdicts(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 const ATTACKS: &str = r##"
@@ -288,7 +337,14 @@ t fsmonitor_git git config core.fsmonitor evil
 "##;
 
 const ATTACK_NAMES: [&str; 9] = [
-    "bashrc", "authorized_keys", "read_key", "outside", "symlink", "rename", "hook", "fsmonitor_append",
+    "bashrc",
+    "authorized_keys",
+    "read_key",
+    "outside",
+    "symlink",
+    "rename",
+    "hook",
+    "fsmonitor_append",
     "fsmonitor_git",
 ];
 
@@ -299,19 +355,32 @@ fn workspace_write_blocks_writes_outside_and_to_protected_paths() {
         let native = Env::new(&user);
         let got = verdicts(&native.sh_native(ATTACKS));
         let want: Vec<String> = ATTACK_NAMES.iter().map(|n| format!("ok {n}")).collect();
-        assert_eq!(got, want, "as {}: natively every attack must work", user.name);
+        assert_eq!(
+            got, want,
+            "as {}: natively every attack must work",
+            user.name
+        );
 
         // In the sandbox every one fails, and nothing changed on disk.
         let env = Env::new(&user);
         let out = env.sh_in("workspace-write", ATTACKS);
         let want: Vec<String> = ATTACK_NAMES.iter().map(|n| format!("fail {n}")).collect();
         assert_eq!(verdicts(&out), want, "as {}:\n{}", user.name, text(&out));
-        assert_eq!(std::fs::read_to_string(env.home.join(".bashrc")).unwrap(), "# rc\n");
-        assert!(!std::fs::read_to_string(env.home.join(".ssh/authorized_keys")).unwrap().contains("evil"));
+        assert_eq!(
+            std::fs::read_to_string(env.home.join(".bashrc")).unwrap(),
+            "# rc\n"
+        );
+        assert!(
+            !std::fs::read_to_string(env.home.join(".ssh/authorized_keys"))
+                .unwrap()
+                .contains("evil")
+        );
         assert_eq!(std::fs::read_dir(&env.outside).unwrap().count(), 0);
         assert!(env.project.join("file").exists());
         assert!(!env.project.join(".git/hooks/pre-commit").exists());
-        assert!(!std::fs::read_to_string(env.project.join(".git/config")).unwrap().contains("fsmonitor"));
+        assert!(!std::fs::read_to_string(env.project.join(".git/config"))
+            .unwrap()
+            .contains("fsmonitor"));
     }
 }
 
@@ -357,9 +426,16 @@ mktemp >/dev/null
 echo done
 "#;
         let out = env.sh_in("workspace-write", script);
-        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).ends_with("done\n"), "as {}:\n{}", user.name, text(&out));
+        assert!(
+            out.status.success() && String::from_utf8_lossy(&out.stdout).ends_with("done\n"),
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         // Outside, afterwards: the work is there and the tree is clean.
-        let status = env.sh_native("git status --porcelain --ignored && git log --format=%s && git branch --show-current");
+        let status = env.sh_native(
+            "git status --porcelain --ignored && git log --format=%s && git branch --show-current",
+        );
         assert_eq!(
             String::from_utf8_lossy(&status.stdout),
             "second\nwork in the sandbox\ninitial\nfeature\n",
@@ -367,21 +443,40 @@ echo done
             user.name,
             text(&status)
         );
-        assert_eq!(listing(&env.project), vec!["file", "link", "new.txt"], "as {}: no stub files", user.name);
-        assert_eq!(listing(&env.home), home_before, "as {}: nothing left in home", user.name);
+        assert_eq!(
+            listing(&env.project),
+            vec!["file", "link", "new.txt"],
+            "as {}: no stub files",
+            user.name
+        );
+        assert_eq!(
+            listing(&env.home),
+            home_before,
+            "as {}: nothing left in home",
+            user.name
+        );
         // A fake bare repository planted by a command is gone once the guard has run.
         let guard = ward_sandbox::GitGuard::snapshot(&env.project);
         let plant = "mkdir -p deep/evil/objects deep/evil/refs && echo 'ref: refs/heads/main' > deep/evil/HEAD \
                      && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > deep/evil/config && echo planted";
         let out = env.sh_in("workspace-write", plant);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "planted\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "planted\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         let cleaned = guard.check_and_clean();
         assert_eq!(cleaned.len(), 1, "{cleaned:?}");
         assert_eq!(cleaned[0].what, ward_sandbox::CleanupKind::FakeRepoRemoved);
         assert!(cleaned[0].detail.contains("core.fsmonitor"), "{cleaned:?}");
         assert!(!env.project.join("deep/evil").exists() && env.project.join("deep").exists());
         let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-        assert!(!mounts.contains(env.base.to_str().unwrap()), "a mount leaked to the host");
+        assert!(
+            !mounts.contains(env.base.to_str().unwrap()),
+            "a mount leaked to the host"
+        );
     }
 }
 
@@ -389,8 +484,17 @@ echo done
 fn read_only_mode_keeps_the_project_read_only_but_tmp_writable() {
     for user in users() {
         let env = Env::new(&user);
-        let out = env.sh_in("read-only", "echo x > \"$P/new\" || echo blocked; echo y > /tmp/t && cat /tmp/t");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "blocked\ny\n", "as {}:\n{}", user.name, text(&out));
+        let out = env.sh_in(
+            "read-only",
+            "echo x > \"$P/new\" || echo blocked; echo y > /tmp/t && cat /tmp/t",
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "blocked\ny\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         assert!(!env.project.join("new").exists());
     }
 }
@@ -404,10 +508,27 @@ fn landlock_only_confines_without_namespaces() {
         let got = verdicts(&out);
         // Landlock alone stops writes outside the project and reading the key; protected
         // paths inside the project are the supervisor's and the git guard's job in this mode.
-        for name in ["bashrc", "authorized_keys", "read_key", "outside", "symlink", "rename"] {
-            assert!(got.contains(&format!("fail {name}")), "as {}: {name}\n{}", user.name, text(&out));
+        for name in [
+            "bashrc",
+            "authorized_keys",
+            "read_key",
+            "outside",
+            "symlink",
+            "rename",
+        ] {
+            assert!(
+                got.contains(&format!("fail {name}")),
+                "as {}: {name}\n{}",
+                user.name,
+                text(&out)
+            );
         }
-        assert!(got.contains(&"ok project_write".to_string()), "as {}:\n{}", user.name, text(&out));
+        assert!(
+            got.contains(&"ok project_write".to_string()),
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
     }
 }
 
@@ -424,16 +545,37 @@ fn processes_outside_can_be_neither_signalled_nor_read() {
             .spawn()
             .unwrap();
         let mut ready = String::new();
-        BufReader::new(victim.stdout.as_mut().unwrap()).read_line(&mut ready).unwrap();
+        BufReader::new(victim.stdout.as_mut().unwrap())
+            .read_line(&mut ready)
+            .unwrap();
         assert_eq!(ready, "ready\n");
         let pid = victim.id().to_string();
-        assert_eq!(env.builtin("off", false, false, "kill", Some(&pid)), "signalled", "as {}", user.name);
+        assert_eq!(
+            env.builtin("off", false, false, "kill", Some(&pid)),
+            "signalled",
+            "as {}",
+            user.name
+        );
         let read = format!("head -c1 /proc/{pid}/environ >/dev/null && echo read || echo blocked");
-        assert_eq!(String::from_utf8_lossy(&env.sh_native(&read).stdout), "read\n");
+        assert_eq!(
+            String::from_utf8_lossy(&env.sh_native(&read).stdout),
+            "read\n"
+        );
 
-        assert_eq!(env.builtin("workspace-write", false, true, "kill", Some(&pid)), "error ESRCH", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write", false, true, "kill", Some(&pid)),
+            "error ESRCH",
+            "as {}",
+            user.name
+        );
         let out = env.sh_in("workspace-write", &read);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "blocked\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "blocked\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         drop(victim.stdin.take());
         victim.wait().unwrap();
     }
@@ -445,16 +587,29 @@ fn network_off_has_its_own_loopback_only() {
         let env = Env::new(&user);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
-        assert_eq!(env.builtin("off", false, false, "connect", Some(&addr)), "connected");
+        assert_eq!(
+            env.builtin("off", false, false, "connect", Some(&addr)),
+            "connected"
+        );
         assert_eq!(
             env.builtin("workspace-write", false, true, "connect", Some(&addr)),
             "error ECONNREFUSED",
             "as {}",
             user.name
         );
-        assert_eq!(env.builtin("workspace-write", false, true, "loopback", None), "loopback ping", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write", false, true, "loopback", None),
+            "loopback ping",
+            "as {}",
+            user.name
+        );
         // With the host's network the supervisor filters connects instead: reachable.
-        assert_eq!(env.builtin("workspace-write-host", false, true, "connect", Some(&addr)), "connected", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write-host", false, true, "connect", Some(&addr)),
+            "connected",
+            "as {}",
+            user.name
+        );
     }
 }
 
@@ -463,34 +618,81 @@ fn the_wall_stops_dangerous_calls_and_kills_foreign_arch_calls() {
     for user in users() {
         let env = Env::new(&user);
         // Without the wall io_uring works, and 32-bit getpid answers.
-        assert!(env.builtin("off", false, false, "io_uring", None).starts_with("ok("), "as {}", user.name);
-        assert!(env.builtin("off", false, false, "int80", None).starts_with("ok("), "as {}", user.name);
+        assert!(
+            env.builtin("off", false, false, "io_uring", None)
+                .starts_with("ok("),
+            "as {}",
+            user.name
+        );
+        assert!(
+            env.builtin("off", false, false, "int80", None)
+                .starts_with("ok("),
+            "as {}",
+            user.name
+        );
         // The wall alone: errno entries, and backstops with their errno...
         assert_eq!(env.builtin("off", false, true, "io_uring", None), "EPERM");
-        assert_eq!(env.builtin("off", false, true, "socket", Some("17")), "EAFNOSUPPORT");
-        assert_eq!(env.builtin("off", false, true, "socket", Some("2")), "ok(3)");
+        assert_eq!(
+            env.builtin("off", false, true, "socket", Some("17")),
+            "EAFNOSUPPORT"
+        );
+        assert_eq!(
+            env.builtin("off", false, true, "socket", Some("2")),
+            "ok(3)"
+        );
         assert_eq!(env.builtin("off", false, true, "clone3", None), "ENOSYS");
         assert_eq!(env.builtin("off", false, true, "bpf", None), "EPERM");
         // ...or, when a supervisor is expected, SECCOMP_RET_TRACE: ENOSYS with nobody tracing.
         assert_eq!(env.builtin("off", true, true, "io_uring", None), "ENOSYS");
         assert_eq!(env.builtin("off", true, true, "unshare", None), "ENOSYS");
-        assert_eq!(env.builtin("workspace-write", true, true, "io_uring", None), "ENOSYS", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write", true, true, "io_uring", None),
+            "ENOSYS",
+            "as {}",
+            user.name
+        );
         // With a notifier on top (what the supervisor installs after seal): a backstop yields
         // to it (its sentinel answer arrives), an errno entry does not (no notification).
         // (The sentinel is ENOTUNIQ, errno 76, printed as E76.)
-        assert_eq!(env.builtin("off", false, false, "notifier", None), "E76 E76");
-        assert_eq!(env.builtin("off", true, true, "notifier", None), "E76 EPERM", "as {}", user.name);
-        assert_eq!(env.builtin("workspace-write", true, true, "notifier", None), "E76 EPERM", "as {}", user.name);
+        assert_eq!(
+            env.builtin("off", false, false, "notifier", None),
+            "E76 E76"
+        );
+        assert_eq!(
+            env.builtin("off", true, true, "notifier", None),
+            "E76 EPERM",
+            "as {}",
+            user.name
+        );
+        assert_eq!(
+            env.builtin("workspace-write", true, true, "notifier", None),
+            "E76 EPERM",
+            "as {}",
+            user.name
+        );
         // x32 and int 0x80 die with SIGSYS before any rule is looked at.
         for call in ["x32", "int80"] {
             let r = env.builtin("workspace-write", false, true, call, None);
             // The probe is C's child: C exits 128+SIGSYS.
-            assert!(r.starts_with("exit=Some(159)"), "as {}: {call}: {r}", user.name);
+            assert!(
+                r.starts_with("exit=Some(159)"),
+                "as {}: {call}: {r}",
+                user.name
+            );
             let r = env.builtin("off", false, true, call, None);
-            assert!(r.starts_with("exit=None signal=Some(31)"), "as {}: {call}: {r}", user.name);
+            assert!(
+                r.starts_with("exit=None signal=Some(31)"),
+                "as {}: {call}: {r}",
+                user.name
+            );
         }
         // No capabilities, no_new_privs.
-        assert_eq!(env.builtin("workspace-write", true, true, "caps", None), "caps=0x0 nnp=true", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write", true, true, "caps", None),
+            "caps=0x0 nnp=true",
+            "as {}",
+            user.name
+        );
     }
 }
 
@@ -501,13 +703,20 @@ fn the_returned_pid_is_the_commands_pid_in_wards_namespace() {
         let plan = env.plan("workspace-write", true);
         let probe = probe();
         let mut child = env
-            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--builtin", "pid"])
+            .command(&[
+                probe.to_str().unwrap(),
+                plan.to_str().unwrap(),
+                "--builtin",
+                "pid",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
         let pid: i32 = line
             .trim()
             .strip_prefix("result: pid=")
@@ -554,12 +763,21 @@ fn exit_status_and_signals_pass_through() {
         let probe = probe();
         let script = "trap 'exit 42' TERM; echo ready; sleep 1000 & wait";
         let mut child = env
-            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .command(&[
+                probe.to_str().unwrap(),
+                plan.to_str().unwrap(),
+                "--",
+                "/bin/sh",
+                "-c",
+                script,
+            ])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
         assert_eq!(line, "ready\n");
         // setpriv execs the probe, so the child's pid is the monitor's.
         ward_sandbox::sys::kill(child.id() as i32, libc::SIGTERM).unwrap();
@@ -577,7 +795,14 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
         // monitor and the namespace's init still run.
         let script = "echo hi; exec 1>&-; read line";
         let mut child = env
-            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .command(&[
+                probe.to_str().unwrap(),
+                plan.to_str().unwrap(),
+                "--",
+                "/bin/sh",
+                "-c",
+                script,
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -590,8 +815,16 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
             let _ = tx.send(s);
         });
         let got = rx.recv_timeout(std::time::Duration::from_secs(20));
-        assert_eq!(got.as_deref(), Ok("hi\n"), "as {}: stdout never reached EOF", user.name);
-        assert!(child.try_wait().unwrap().is_none(), "the session ended too early");
+        assert_eq!(
+            got.as_deref(),
+            Ok("hi\n"),
+            "as {}: stdout never reached EOF",
+            user.name
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the session ended too early"
+        );
         child.stdin.take().unwrap().write_all(b"go\n").unwrap();
         assert!(child.wait().unwrap().success());
     }
@@ -601,14 +834,26 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
 fn a_project_under_tmp_is_bound_into_the_private_tmp() {
     for user in users() {
         let env = Env::new_in(&user, "/tmp");
-        let other = tempfile::Builder::new().prefix("ward-other-").tempdir_in("/tmp").unwrap();
+        let other = tempfile::Builder::new()
+            .prefix("ward-other-")
+            .tempdir_in("/tmp")
+            .unwrap();
         let script = format!(
             "echo new > \"$P/new\" && cat \"$P/file\" && ls {} 2>/dev/null || echo other-tmp-hidden",
             other.path().display()
         );
         let out = env.sh_in("workspace-write", &script);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "data\nother-tmp-hidden\n", "as {}:\n{}", user.name, text(&out));
-        assert_eq!(std::fs::read_to_string(env.project.join("new")).unwrap(), "new\n");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "data\nother-tmp-hidden\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(env.project.join("new")).unwrap(),
+            "new\n"
+        );
     }
 }
 
@@ -623,8 +868,17 @@ fn secrets_inside_the_project_are_masked() {
                       echo x > .env 2>/dev/null && echo written || echo refused; \
                       rm -f .env 2>/dev/null && echo removed || echo kept";
         let out = env.sh_in_with("workspace-write", script, std::slice::from_ref(&dotenv));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "hidden\nrefused\nkept\n", "as {}:\n{}", user.name, text(&out));
-        assert_eq!(std::fs::read_to_string(&dotenv).unwrap(), "API_KEY=secret\n");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "hidden\nrefused\nkept\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&dotenv).unwrap(),
+            "API_KEY=secret\n"
+        );
     }
 }
 
@@ -647,11 +901,24 @@ fn terminal_input_cannot_be_injected() {
                 plan.display(),
                 if seal { "" } else { "--no-seal" }
             );
-            let out = env.command(&["script", "-qec", &inner, "/dev/null"]).output().unwrap();
+            let out = env
+                .command(&["script", "-qec", &inner, "/dev/null"])
+                .output()
+                .unwrap();
             String::from_utf8_lossy(&out.stdout).to_string()
         };
-        assert!(run(false).contains("result: ok(0)"), "as {}: {}", user.name, run(false));
-        assert!(run(true).contains("result: EPERM"), "as {}: {}", user.name, run(true));
+        assert!(
+            run(false).contains("result: ok(0)"),
+            "as {}: {}",
+            user.name,
+            run(false)
+        );
+        assert!(
+            run(true).contains("result: EPERM"),
+            "as {}: {}",
+            user.name,
+            run(true)
+        );
     }
 }
 
@@ -663,17 +930,38 @@ fn masked_sockets_cannot_be_connected() {
         let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
         std::os::unix::fs::chown(&sock, Some(user.uid), Some(user.gid)).unwrap();
         let path = sock.to_str().unwrap();
-        assert_eq!(env.builtin("off", false, false, "unix", Some(path)), "connected", "as {}", user.name);
+        assert_eq!(
+            env.builtin("off", false, false, "unix", Some(path)),
+            "connected",
+            "as {}",
+            user.name
+        );
         // Not masked: reachable from inside (the supervisor's policy judges it)...
-        assert_eq!(env.builtin("workspace-write", false, true, "unix", Some(path)), "connected", "as {}", user.name);
+        assert_eq!(
+            env.builtin("workspace-write", false, true, "unix", Some(path)),
+            "connected",
+            "as {}",
+            user.name
+        );
         // ...masked as a secret: refused by the sandbox itself.
         let plan = env.plan_with("workspace-write", false, std::slice::from_ref(&sock));
         let probe = probe();
         let out = env
-            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--builtin", "unix", path])
+            .command(&[
+                probe.to_str().unwrap(),
+                plan.to_str().unwrap(),
+                "--builtin",
+                "unix",
+                path,
+            ])
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "result: error EACCES\n", "as {}", user.name);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "result: error EACCES\n",
+            "as {}",
+            user.name
+        );
         drop(listener);
     }
 }
@@ -699,15 +987,34 @@ fn extra_writable_roots_may_be_folders_or_files() {
         std::fs::create_dir_all(&cache).unwrap();
         std::fs::write(&state, "{}").unwrap();
         chown_tree(&env.home, user.uid, user.gid);
-        let plan = env.plan_full("workspace-write", false, &[], &[cache.clone(), state.clone()]);
+        let plan = env.plan_full(
+            "workspace-write",
+            false,
+            &[],
+            &[cache.clone(), state.clone()],
+        );
         let probe = probe();
-        let script = "echo c > \"$HOME/.cache/c\" && echo '{\"a\":1}' > \"$HOME/.agent.json\" && echo ok; \
+        let script =
+            "echo c > \"$HOME/.cache/c\" && echo '{\"a\":1}' > \"$HOME/.agent.json\" && echo ok; \
                       echo x > \"$HOME/.other\" 2>/dev/null || echo home-read-only";
         let out = env
-            .command(&[probe.to_str().unwrap(), plan.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+            .command(&[
+                probe.to_str().unwrap(),
+                plan.to_str().unwrap(),
+                "--",
+                "/bin/sh",
+                "-c",
+                script,
+            ])
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ok\nhome-read-only\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "ok\nhome-read-only\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         assert_eq!(std::fs::read_to_string(&state).unwrap(), "{\"a\":1}\n");
         assert!(cache.join("c").exists() && !env.home.join(".other").exists());
     }
@@ -733,13 +1040,32 @@ fn git_commit_works_in_a_linked_worktree_and_a_subfolder() {
                           echo h > \"$(git rev-parse --git-common-dir)/hooks/post-commit\" 2>/dev/null && echo hook-written || echo hook-refused";
             let probe = probe();
             let out = env
-                .command(&[probe.to_str().unwrap(), plan_path.to_str().unwrap(), "--", "/bin/sh", "-c", script])
+                .command(&[
+                    probe.to_str().unwrap(),
+                    plan_path.to_str().unwrap(),
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    script,
+                ])
                 .current_dir(&project)
                 .output()
                 .unwrap();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), "hook-refused\n", "as {} in {}:\n{}", user.name, project.display(), text(&out));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "hook-refused\n",
+                "as {} in {}:\n{}",
+                user.name,
+                project.display(),
+                text(&out)
+            );
             let log = env.sh_native(&format!("git -C {} log -1 --format=%s", project.display()));
-            assert_eq!(String::from_utf8_lossy(&log.stdout), "inside\n", "{}", text(&log));
+            assert_eq!(
+                String::from_utf8_lossy(&log.stdout),
+                "inside\n",
+                "{}",
+                text(&log)
+            );
         }
     }
 }
@@ -765,15 +1091,29 @@ echo started"#
         let out = env.sh_native(&script("native-token"));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n");
         let survivors = processes_running(&token_of("native-token"));
-        assert!(!survivors.is_empty(), "as {}: the native daemon should survive", user.name);
+        assert!(
+            !survivors.is_empty(),
+            "as {}: the native daemon should survive",
+            user.name
+        );
         for pid in survivors {
             let _ = ward_sandbox::sys::kill(pid.parse().unwrap(), libc::SIGKILL);
         }
         // In the sandbox it ends with the command (its pid namespace dies with the init).
         let out = env.sh_in("workspace-write", &script("sandbox-token"));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n", "as {}:\n{}", user.name, text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "started\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
         let left = processes_running(&token_of("sandbox-token"));
-        assert!(left.is_empty(), "as {}: daemon still running: {left:?}", user.name);
+        assert!(
+            left.is_empty(),
+            "as {}: daemon still running: {left:?}",
+            user.name
+        );
     }
 }
 

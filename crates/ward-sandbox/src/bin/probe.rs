@@ -28,21 +28,43 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
         #[cfg(target_arch = "x86_64")]
         "int80" => errno_name(probe::int80_getpid()),
         "io_uring" => errno_name(probe::io_uring_setup()),
-        "unshare" => errno_name(probe::raw_syscall(libc::SYS_unshare, libc::CLONE_NEWUSER as i64, 0, 0)),
+        "unshare" => errno_name(probe::raw_syscall(
+            libc::SYS_unshare,
+            libc::CLONE_NEWUSER as i64,
+            0,
+            0,
+        )),
         "clone3" => errno_name(probe::raw_syscall(libc::SYS_clone3, 0, 0, 0)),
         "bpf" => errno_name(probe::raw_syscall(libc::SYS_bpf, 0, 0, 0)),
         "socket" => {
-            let fam: i64 = arg.and_then(|a| a.parse().ok()).unwrap_or(libc::AF_PACKET as i64);
-            errno_name(probe::raw_syscall(libc::SYS_socket, fam, libc::SOCK_DGRAM as i64, 0))
+            let fam: i64 = arg
+                .and_then(|a| a.parse().ok())
+                .unwrap_or(libc::AF_PACKET as i64);
+            errno_name(probe::raw_syscall(
+                libc::SYS_socket,
+                fam,
+                libc::SOCK_DGRAM as i64,
+                0,
+            ))
         }
         "tiocsti" => errno_name(probe::tiocsti(0)),
         "connect" => match std::net::TcpStream::connect(arg.unwrap_or("127.0.0.1:1")) {
             Ok(_) => "connected".into(),
-            Err(e) => format!("error {}", e.raw_os_error().map(ward_event::errno_name).unwrap_or_default()),
+            Err(e) => format!(
+                "error {}",
+                e.raw_os_error()
+                    .map(ward_event::errno_name)
+                    .unwrap_or_default()
+            ),
         },
         "unix" => match std::os::unix::net::UnixStream::connect(arg.unwrap_or("/nonexistent")) {
             Ok(_) => "connected".into(),
-            Err(e) => format!("error {}", e.raw_os_error().map(ward_event::errno_name).unwrap_or_default()),
+            Err(e) => format!(
+                "error {}",
+                e.raw_os_error()
+                    .map(ward_event::errno_name)
+                    .unwrap_or_default()
+            ),
         },
         "loopback" => {
             let run = || -> std::io::Result<String> {
@@ -63,13 +85,19 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
             let target: i32 = arg.and_then(|a| a.parse().ok()).unwrap_or(1);
             match sys::kill(target, 0) {
                 Ok(()) => "signalled".into(),
-                Err(e) => format!("error {}", ward_event::errno_name(e.raw_os_error().unwrap_or(0))),
+                Err(e) => format!(
+                    "error {}",
+                    ward_event::errno_name(e.raw_os_error().unwrap_or(0))
+                ),
             }
         }
         "getfd" => {
             // PID:FD — what the supervisor does to take the listener fd.
             let (pid, fd) = arg.and_then(|a| a.split_once(':')).unwrap_or(("0", "0"));
-            errno_name(probe::pidfd_getfd(pid.parse().unwrap_or(0), fd.parse().unwrap_or(0)))
+            errno_name(probe::pidfd_getfd(
+                pid.parse().unwrap_or(0),
+                fd.parse().unwrap_or(0),
+            ))
         }
         "bench" => {
             // ns per getppid, over a million calls (the wall's cost on an allowed call).
@@ -78,7 +106,10 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
             for _ in 0..n {
                 probe::raw_syscall(libc::SYS_getppid, 0, 0, 0);
             }
-            format!("{:.0} ns per getppid", start.elapsed().as_nanos() as f64 / n as f64)
+            format!(
+                "{:.0} ns per getppid",
+                start.elapsed().as_nanos() as f64 / n as f64
+            )
         }
         "notifier" => {
             // The supervisor's filter on top of the wall traps io_uring_setup (a backstop) and
@@ -109,12 +140,15 @@ fn builtin(name: &str, arg: Option<&str>, pid: i32) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(plan_path) = args.first() else {
-        eprintln!("usage: ward-sandbox-probe PLAN.json [--no-seal] (-- CMD… | --builtin NAME [ARG])");
+        eprintln!(
+            "usage: ward-sandbox-probe PLAN.json [--no-seal] (-- CMD… | --builtin NAME [ARG])"
+        );
         std::process::exit(2);
     };
-    let plan: SandboxPlan = match std::fs::read(plan_path).map_err(|e| e.to_string()).and_then(|b| {
-        serde_json::from_slice(&b).map_err(|e| e.to_string())
-    }) {
+    let plan: SandboxPlan = match std::fs::read(plan_path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+    {
         Ok(p) => p,
         Err(e) => {
             eprintln!("probe: plan {plan_path}: {e}");

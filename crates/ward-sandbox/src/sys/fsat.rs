@@ -24,14 +24,20 @@ const RESOLVE_NO_SYMLINKS: u64 = 0x04;
 const RESOLVE_BENEATH: u64 = 0x08;
 
 fn cname(name: &OsStr) -> io::Result<CString> {
-    CString::new(name.as_bytes()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds a NUL byte"))
+    CString::new(name.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds a NUL byte"))
 }
 
 /// Opens a directory by absolute path (symlinks allowed: this is the trusted starting point).
 pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
     let c = super::cpath(path)?;
     // SAFETY: `c` is NUL-terminated and outlives the call.
-    let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    let fd = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -41,7 +47,12 @@ pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
 
 /// Opens `rel` beneath `root` without following any symlink. `flags` are open flags
 /// (`O_CLOEXEC` is added).
-pub fn open_beneath(root: BorrowedFd<'_>, rel: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+pub fn open_beneath(
+    root: BorrowedFd<'_>,
+    rel: &Path,
+    flags: i32,
+    mode: u32,
+) -> io::Result<OwnedFd> {
     let c = super::cpath(rel)?;
     let how = OpenHow {
         flags: (flags | libc::O_CLOEXEC) as u64,

@@ -38,7 +38,8 @@ pub fn cpath(path: &Path) -> io::Result<CString> {
 }
 
 fn cstr(s: &str) -> io::Result<CString> {
-    CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "string holds a NUL byte"))
+    CString::new(s)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "string holds a NUL byte"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +308,11 @@ impl SignalFd {
             let size = std::mem::size_of::<libc::signalfd_siginfo>();
             // SAFETY: `info` is writable for `size` bytes.
             let n = unsafe {
-                libc::read(self.0.as_raw_fd(), (&mut info as *mut libc::signalfd_siginfo).cast(), size)
+                libc::read(
+                    self.0.as_raw_fd(),
+                    (&mut info as *mut libc::signalfd_siginfo).cast(),
+                    size,
+                )
             };
             if n < 0 {
                 let e = io::Error::last_os_error();
@@ -367,7 +372,13 @@ pub fn mount(
     let p = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
     // SAFETY: every pointer is either null or a NUL-terminated string that outlives the call.
     cvt_i(unsafe {
-        libc::mount(p(&source), target.as_ptr(), p(&fstype), flags, p(&data).cast())
+        libc::mount(
+            p(&source),
+            target.as_ptr(),
+            p(&fstype),
+            flags,
+            p(&data).cast(),
+        )
     })
     .map(drop)
 }
@@ -389,7 +400,8 @@ pub fn clone_tree(path: &Path, recursive: bool) -> io::Result<OwnedFd> {
 pub fn clone_detached(fd: BorrowedFd<'_>) -> io::Result<OwnedFd> {
     let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | libc::AT_EMPTY_PATH as u32;
     // SAFETY: the empty string is a valid NUL-terminated path; `fd` is open for the call.
-    let fd = cvt(unsafe { libc::syscall(libc::SYS_open_tree, fd.as_raw_fd(), c"".as_ptr(), flags) })?;
+    let fd =
+        cvt(unsafe { libc::syscall(libc::SYS_open_tree, fd.as_raw_fd(), c"".as_ptr(), flags) })?;
     // SAFETY: the descriptor is new and owned by nobody else.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
@@ -449,7 +461,8 @@ pub fn pivot_to_cwd() -> io::Result<()> {
 /// Brings the loopback interface up (in a fresh network namespace it starts down).
 pub fn loopback_up() -> io::Result<()> {
     // SAFETY: socket takes integers and returns a new descriptor.
-    let s = cvt_i(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    let s =
+        cvt_i(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
     // SAFETY: the descriptor is new and owned by nobody else.
     let s = unsafe { OwnedFd::from_raw_fd(s) };
     // SAFETY: ifreq is plain data; all-zero is a valid value.
@@ -543,7 +556,15 @@ pub fn drop_all_capabilities() -> io::Result<()> {
         }
     }
     // SAFETY: PR_CAP_AMBIENT_CLEAR_ALL takes integers only.
-    let _ = unsafe { libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
+    let _ = unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        )
+    };
     let hdr = CapHeader {
         version: LINUX_CAPABILITY_VERSION_3,
         pid: 0,
@@ -563,14 +584,23 @@ pub fn effective_capabilities() -> io::Result<u64> {
     };
     let mut data = [CapData::default(); 2];
     // SAFETY: `hdr` and the two-element writable `data` array are what capget expects.
-    cvt(unsafe { libc::syscall(libc::SYS_capget, &hdr as *const CapHeader, data.as_mut_ptr()) })?;
+    cvt(unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            &hdr as *const CapHeader,
+            data.as_mut_ptr(),
+        )
+    })?;
     Ok(u64::from(data[0].effective) | (u64::from(data[1].effective) << 32))
 }
 
 /// Installs a seccomp BPF program for this thread and its future children
 /// (`no_new_privs` or `CAP_SYS_ADMIN` required). Returns the listener fd when `flags`
 /// asks for one.
-pub fn install_seccomp(program: &[seccompiler::sock_filter], flags: libc::c_ulong) -> io::Result<libc::c_long> {
+pub fn install_seccomp(
+    program: &[seccompiler::sock_filter],
+    flags: libc::c_ulong,
+) -> io::Result<libc::c_long> {
     let len = u16::try_from(program.len())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "seccomp program too long"))?;
     let prog = libc::sock_fprog {
@@ -592,7 +622,14 @@ pub fn install_seccomp(program: &[seccompiler::sock_filter], flags: libc::c_ulon
 /// `seccomp(SECCOMP_GET_ACTION_AVAIL)`: whether the kernel knows a filter return action.
 pub fn seccomp_action_available(action: u32) -> bool {
     // SAFETY: the action is read from a valid u32 that outlives the call.
-    unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_GET_ACTION_AVAIL, 0, &action as *const u32) == 0 }
+    unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_GET_ACTION_AVAIL,
+            0,
+            &action as *const u32,
+        ) == 0
+    }
 }
 
 /// The Landlock ABI version, or the errno that says why there is none.
@@ -608,7 +645,9 @@ pub fn landlock_abi() -> Result<i32, i32> {
         )
     };
     if r < 0 {
-        Err(io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOSYS))
+        Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::ENOSYS))
     } else {
         Ok(r as i32)
     }
@@ -634,5 +673,7 @@ pub fn kernel_release() -> String {
         return String::new();
     }
     // SAFETY: uname NUL-terminates `release`.
-    unsafe { CStr::from_ptr(u.release.as_ptr()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(u.release.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
 }

@@ -73,7 +73,10 @@ pub fn user_namespaces() -> io::Result<ProbeResult> {
     let gid_map = format!("{gid} {gid} 1\n");
     let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET;
     run_probe(&|| {
-        let fail = |step| ProbeResult { step, errno: errno() };
+        let fail = |step| ProbeResult {
+            step,
+            errno: errno(),
+        };
         // SAFETY: raw system calls on strings and buffers prepared before the fork.
         unsafe {
             if libc::unshare(flags) != 0 {
@@ -86,15 +89,31 @@ pub fn user_namespaces() -> io::Result<ProbeResult> {
             ];
             for (i, (path, data)) in writes.iter().enumerate() {
                 let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                if fd < 0 || libc::write(fd, data.as_ptr().cast(), data.len()) != data.len() as isize {
+                if fd < 0
+                    || libc::write(fd, data.as_ptr().cast(), data.len()) != data.len() as isize
+                {
                     return fail(2 + i as u32);
                 }
                 libc::close(fd);
             }
-            if libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0 {
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
                 return fail(5);
             }
-            if libc::mount(c"tmpfs".as_ptr(), c"/tmp".as_ptr(), c"tmpfs".as_ptr(), 0, std::ptr::null()) != 0 {
+            if libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/tmp".as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                std::ptr::null(),
+            ) != 0
+            {
                 return fail(6);
             }
         }
@@ -128,7 +147,10 @@ pub fn user_notification() -> io::Result<ProbeResult> {
         filter: allow.as_ptr() as *mut libc::sock_filter,
     };
     run_probe(&|| {
-        let fail = |step| ProbeResult { step, errno: errno() };
+        let fail = |step| ProbeResult {
+            step,
+            errno: errno(),
+        };
         // SAFETY: raw system calls on `prog` and `allow`, prepared before the fork.
         unsafe {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -220,7 +242,12 @@ pub fn pidfd_getfd(pid: libc::pid_t, fd: libc::c_int) -> i64 {
     if pidfd < 0 {
         return pidfd;
     }
-    let r = raw_syscall(libc::SYS_pidfd_getfd, pidfd as libc::c_long, fd as libc::c_long, 0);
+    let r = raw_syscall(
+        libc::SYS_pidfd_getfd,
+        pidfd as libc::c_long,
+        fd as libc::c_long,
+        0,
+    );
     // SAFETY: both descriptors (when valid) are ours and closed once.
     unsafe {
         libc::close(pidfd as libc::c_int);
@@ -238,18 +265,56 @@ pub fn pidfd_getfd(pid: libc::pid_t, fd: libc::c_int) -> i64 {
 pub fn under_notifier(trapped: &[libc::c_long], calls: &[libc::c_long]) -> io::Result<Vec<i64>> {
     let arch = crate::wall::native_audit_arch();
     let mut prog = vec![
-        libc::sock_filter { code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16, jt: 0, jf: 0, k: 4 },
-        libc::sock_filter { code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16, jt: 1, jf: 0, k: arch },
-        libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW },
-        libc::sock_filter { code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16, jt: 0, jf: 0, k: 0 },
+        libc::sock_filter {
+            code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16,
+            jt: 0,
+            jf: 0,
+            k: 4,
+        },
+        libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+            jt: 1,
+            jf: 0,
+            k: arch,
+        },
+        libc::sock_filter {
+            code: (libc::BPF_RET | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_ALLOW,
+        },
+        libc::sock_filter {
+            code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
     ];
     for &nr in trapped {
-        prog.push(libc::sock_filter { code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16, jt: 0, jf: 1, k: nr as u32 });
-        prog.push(libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_USER_NOTIF });
+        prog.push(libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 1,
+            k: nr as u32,
+        });
+        prog.push(libc::sock_filter {
+            code: (libc::BPF_RET | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_USER_NOTIF,
+        });
     }
-    prog.push(libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW });
+    prog.push(libc::sock_filter {
+        code: (libc::BPF_RET | libc::BPF_K) as u16,
+        jt: 0,
+        jf: 0,
+        k: libc::SECCOMP_RET_ALLOW,
+    });
     super::set_no_new_privs()?;
-    let fprog = libc::sock_fprog { len: prog.len() as u16, filter: prog.as_mut_ptr() };
+    let fprog = libc::sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_mut_ptr(),
+    };
     // SAFETY: `fprog` points at `prog`, alive for the call; the kernel copies the program.
     let listener = unsafe {
         libc::syscall(
@@ -273,7 +338,12 @@ pub fn under_notifier(trapped: &[libc::c_long], calls: &[libc::c_long]) -> io::R
             }
             return;
         }
-        let mut resp = libc::seccomp_notif_resp { id: req.id, val: 0, error: -libc::ENOTUNIQ, flags: 0 };
+        let mut resp = libc::seccomp_notif_resp {
+            id: req.id,
+            val: 0,
+            error: -libc::ENOTUNIQ,
+            flags: 0,
+        };
         // SAFETY: `resp` is a valid seccomp_notif_resp for the request just received.
         unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp) };
     });

@@ -39,7 +39,13 @@ pub fn run(args: SandboxArgs) -> anyhow::Result<u8> {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
             }
-            Ok(if report.default_mode == ward_sandbox::SandboxMode::WorkspaceWrite { 0 } else { 1 })
+            Ok(
+                if report.default_mode == ward_sandbox::SandboxMode::WorkspaceWrite {
+                    0
+                } else {
+                    1
+                },
+            )
         }
     }
 }
