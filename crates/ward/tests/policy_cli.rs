@@ -106,3 +106,71 @@ fn config_show_prints_values_with_origins_and_errors_name_the_line() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("config.toml:3:") && err.contains("sandbox.mdoe"), "{err}");
 }
+
+#[test]
+fn policy_explain_rebuilds_the_state_and_shows_each_filter() {
+    use ward_audit::{SessionMeta, Writer};
+    use ward_event::{FilterHit, SockAddr, Verdict};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    let db = dir.path().join("state/ward/audit.db");
+    let start = Timestamp(1_764_429_600_000_000_000);
+    let id = "20261129-152000-beef".to_string();
+    let mut meta = SessionMeta::new(id.clone(), start, vec![PathBytes::from("node"), PathBytes::from("agent.js")], PathBytes::from(project.clone()));
+    meta.profile = Some("generic".into());
+    let w = Writer::start(&db, meta, None).unwrap();
+    let sink = w.sink();
+    let actor = Actor { pid: 10, tid: 10, ppid: 1, exe: PathBytes::from("/usr/bin/node") };
+    // 1: a sensitive read that succeeded (audit mode recorded it with its verdict).
+    let mut d1 = Decision::allow(DecidedBy::AuditMode);
+    d1.verdict = Verdict::Deny;
+    d1.score = 100;
+    d1.filters = vec![FilterHit { filter: "sensitive-path".into(), score: 100, reason: "npm token".into() }];
+    sink.record(Event {
+        session: id.clone(),
+        seq: 0,
+        ts: Timestamp(start.0 + 1_000),
+        actor: actor.clone(),
+        op: Operation::new(OpKind::FileRead, "openat").with_path(home.join(".npmrc")),
+        outcome: Outcome::Ok(Some(3)),
+        decision: d1,
+        hash: None,
+    });
+    // 2: a connection out afterwards.
+    sink.record(Event {
+        session: id.clone(),
+        seq: 0,
+        ts: Timestamp(start.0 + 2_000),
+        actor: actor.clone(),
+        op: Operation {
+            addr: Some(SockAddr::Inet { ip: "203.0.113.9".parse().unwrap(), port: 443 }),
+            domain: Some("exfil.example".into()),
+            ..Operation::new(OpKind::NetConnect, "connect")
+        },
+        outcome: Outcome::Ok(Some(0)),
+        decision: Decision::allow(DecidedBy::AuditMode),
+        hash: None,
+    });
+    w.finish(Some(0), Timestamp(start.0 + 3_000)).unwrap();
+
+    let out = ward(dir.path(), &["policy", "explain", "20261129-152000-be", "2", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["now"]["verdict"], "deny");
+    let filters = v["now"]["filters"].as_array().unwrap();
+    let get = |name: &str| filters.iter().find(|f| f["filter"] == name).unwrap().clone();
+    assert_eq!(get("egress")["score"], 100);
+    assert_eq!(get("taint")["score"], 60, "state rebuilt: the earlier read tainted the session");
+    assert!(get("taint")["reasons"].to_string().contains(".npmrc"));
+    assert_eq!(get("secrets")["score"], 0);
+    assert_eq!(v["recorded"]["by"], "audit-mode");
+
+    let text = ward(dir.path(), &["policy", "explain", &id, "2"]);
+    let s = String::from_utf8_lossy(&text.stdout);
+    assert!(s.contains("taint") && s.contains("-> deny") && s.contains("recorded: allowed"), "{s}");
+    let missing = ward(dir.path(), &["policy", "explain", &id, "9"]);
+    assert!(!missing.status.success());
+}

@@ -173,23 +173,38 @@ fn denied_outcome(op: &Operation) -> Outcome {
     Outcome::Err(if op.op_kind().is_file_access() { 13 } else { 1 })
 }
 
-/// Replays `events` through `engine` (decide, then observe with the new decision), calling
-/// `each` with every event and its new decision.
+/// How a replay learns outcomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Learn {
+    /// From what would happen under the new decision (`policy test`: a read the policy now
+    /// denies does not taint the session).
+    Hypothetical,
+    /// From what happened (`policy explain`: the state the session really had).
+    AsRecorded,
+}
+
+/// Replays `events` through `engine` (decide, then observe), calling `each` with every event
+/// and its new decision.
 fn replay<'a>(
     engine: &Engine,
     clock: &ManualClock,
     events: impl IntoIterator<Item = &'a Event>,
+    learn: Learn,
     mut each: impl FnMut(&Event, &ward_event::Decision),
 ) {
     for ev in events {
         clock.set(ev.ts.0);
         let d = engine.decide(&ev.actor, &ev.op);
-        let mut seen = ev.clone();
-        if d.action == Action::Deny {
-            seen.outcome = denied_outcome(&ev.op);
+        if learn == Learn::AsRecorded {
+            engine.observe(ev);
+        } else {
+            let mut seen = ev.clone();
+            if d.action == Action::Deny {
+                seen.outcome = denied_outcome(&ev.op);
+            }
+            seen.decision = d.clone();
+            engine.observe(&seen);
         }
-        seen.decision = d.clone();
-        engine.observe(&seen);
         each(ev, &d);
     }
 }
@@ -245,7 +260,7 @@ fn run_test(path: &PathBuf, profile: Option<String>, project: Option<PathBuf>, f
     let engine = engine_for(&resolved, clock.clone());
     let (mut allow, mut review, mut deny) = (0u64, 0u64, 0u64);
     let mut flagged = Vec::new();
-    replay(&engine, &clock, &events, |ev, d| {
+    replay(&engine, &clock, &events, Learn::Hypothetical, |ev, d| {
         match d.verdict {
             Verdict::Allow => allow += 1,
             Verdict::Review => review += 1,
@@ -334,7 +349,7 @@ fn run_explain(session: &str, seq: u64, db: Option<PathBuf>, format: Format) -> 
     )?;
     let clock = Arc::new(ManualClock::default());
     let engine = engine_for(&resolved, clock.clone());
-    replay(&engine, &clock, events.iter().filter(|e| e.seq < seq), |_, _| {});
+    replay(&engine, &clock, events.iter().filter(|e| e.seq < seq), Learn::AsRecorded, |_, _| {});
     clock.set(target.ts.0);
     let (d, parts) = engine.explain(&target.actor, &target.op);
     let th = resolved.thresholds;
