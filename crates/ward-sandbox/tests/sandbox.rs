@@ -1070,6 +1070,50 @@ fn git_commit_works_in_a_linked_worktree_and_a_subfolder() {
     }
 }
 
+/// Root inside the sandbox keeps uid 0 (mapped to itself) but no capabilities: the
+/// machine-wide knobs a root-owned file would still open are out of reach.
+#[test]
+fn root_inside_cannot_reach_the_machine() {
+    if ward_sandbox::sys::geteuid() != 0 {
+        eprintln!("SKIPPED: root_inside_cannot_reach_the_machine runs only as root");
+        return;
+    }
+    let root = users().into_iter().next().unwrap();
+    let env = Env::new(&root);
+    let disk = ["/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/xvda"]
+        .into_iter()
+        .find(|d| Path::new(d).exists());
+    // `h` only prints the sysrq help to the kernel log: harmless natively.
+    let mut script = String::from(
+        "t() { name=$1; shift; if ( \"$@\" ) 2>/dev/null; then echo \"ok $name\"; else echo \"fail $name\"; fi; }\n\
+         t sysrq sh -c 'echo h > /proc/sysrq-trigger'\n\
+         t sysctl sh -c 'cat /proc/sys/kernel/printk > /proc/sys/kernel/printk'\n",
+    );
+    if let Some(d) = disk {
+        script.push_str(&format!("t disk sh -c 'head -c 512 {d} > /dev/null'\n"));
+    }
+    // Only what works natively here is a meaningful check (this machine may itself be
+    // confined: no sysrq-trigger, no raw disk access).
+    let native = verdicts(&env.sh_native(&script));
+    let applicable: Vec<&str> = native
+        .iter()
+        .filter_map(|v| v.strip_prefix("ok "))
+        .collect();
+    for na in native.iter().filter_map(|v| v.strip_prefix("fail ")) {
+        eprintln!("not applicable here (fails natively too): {na}");
+    }
+    assert!(!applicable.is_empty(), "nothing works natively: {native:?}");
+    let out = env.sh_in("workspace-write", &script);
+    let inside = verdicts(&out);
+    for name in applicable {
+        assert!(
+            inside.contains(&format!("fail {name}")),
+            "{name} worked inside:\n{}",
+            text(&out)
+        );
+    }
+}
+
 #[test]
 fn daemons_do_not_outlive_the_command() {
     for user in users() {
