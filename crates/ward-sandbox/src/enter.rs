@@ -119,7 +119,12 @@ fn enter_namespaces(res: &Resolved) -> Result<Entered, SandboxError> {
     drop(alive_r);
     let pid = sys::pid_from_proc_self().map_err(SandboxError::setup("read /proc/self"))?;
     sys::set_parent_death_signal(libc::SIGKILL).map_err(SandboxError::setup("PR_SET_PDEATHSIG"))?;
-    sys::reset_signals(&blocked).map_err(SandboxError::setup("reset signals"))?;
+    // The command starts with default dispositions for what we touched, and for SIGPIPE
+    // (Rust programs ignore it, and an ignored signal survives exec: `yes | head` would
+    // then spin on EPIPE instead of dying).
+    let mut reset = blocked.clone();
+    reset.push(libc::SIGPIPE);
+    sys::reset_signals(&reset).map_err(SandboxError::setup("reset signals"))?;
     mounts::build(res)?;
     let abi = landlock_rules::apply(res, false)?;
     let cwd = if res.cwd.is_dir() {

@@ -757,6 +757,20 @@ fn exit_status_and_signals_pass_through() {
         assert_eq!(out.status.code(), Some(7), "as {}", user.name);
         let out = env.sh_in("workspace-write", "kill -KILL $$");
         assert_eq!(out.status.code(), Some(128 + 9), "as {}", user.name);
+        // SIGPIPE is back to its default (the probe, a Rust program, ignores it).
+        let out = env.sh_in(
+            "workspace-write",
+            "yes | head -c1 >/dev/null; grep SigIgn /proc/self/status",
+        );
+        let ign = String::from_utf8_lossy(&out.stdout);
+        let mask = u64::from_str_radix(ign.trim().trim_start_matches("SigIgn:").trim(), 16)
+            .unwrap_or(u64::MAX);
+        assert_eq!(
+            mask & (1 << (libc::SIGPIPE - 1)),
+            0,
+            "as {}: {ign}",
+            user.name
+        );
 
         // SIGTERM sent to the monitor reaches the command (through pid 1).
         let plan = env.plan("workspace-write", false);

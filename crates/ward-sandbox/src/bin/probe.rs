@@ -9,7 +9,6 @@
 //! This is what `ward __init` does, minus the supervisor's notification filter.
 
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use ward_sandbox::sys::{self, probe};
 use ward_sandbox::{enter, seal, SandboxPlan};
 
@@ -176,7 +175,7 @@ fn main() {
     }
     match rest.first().map(String::as_str) {
         Some("--") if rest.len() > 1 => {
-            let err = std::process::Command::new(&rest[1]).args(&rest[2..]).exec();
+            let err = probe::execvp_raw(&rest[1..]);
             eprintln!("probe: exec {}: {err}", rest[1]);
             std::process::exit(127);
         }

@@ -349,3 +349,24 @@ pub fn under_notifier(trapped: &[libc::c_long], calls: &[libc::c_long]) -> io::R
     });
     Ok(calls.iter().map(|&nr| raw_syscall(nr, 0, 0, 0)).collect())
 }
+
+/// `execvp` without any of std's preparation (std resets SIGPIPE and more), the way ward's
+/// own child execs the command. Returns only on failure.
+pub fn execvp_raw(argv: &[String]) -> io::Error {
+    let cargs: Vec<std::ffi::CString> = match argv
+        .iter()
+        .map(|a| std::ffi::CString::new(a.as_bytes()))
+        .collect()
+    {
+        Ok(v) => v,
+        Err(_) => return io::Error::new(io::ErrorKind::InvalidInput, "argument holds a NUL byte"),
+    };
+    if cargs.is_empty() {
+        return io::Error::new(io::ErrorKind::InvalidInput, "no command");
+    }
+    let mut ptrs: Vec<*const libc::c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    // SAFETY: `ptrs` is a NULL-terminated array of NUL-terminated strings that outlive the call.
+    unsafe { libc::execvp(ptrs[0], ptrs.as_ptr()) };
+    io::Error::last_os_error()
+}
