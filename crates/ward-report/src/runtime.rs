@@ -9,7 +9,9 @@
 //! A rule's pattern is one of:
 //! - `~/dir` — under the home directory;
 //! - `/dir` — an absolute directory;
-//! - `**/a/b` — any path with the components `a/b` in a row (`/usr/lib/node_modules/a/b/x.js`).
+//! - `**/a/b` — any path with the components `a/b` in a row (`/usr/lib/node_modules/a/b/x.js`);
+//! - a trailing `*` makes the last component a prefix (`~/.claude.json*` matches
+//!   `~/.claude.json.tmp.123`).
 
 use crate::paths::is_under;
 use serde::Serialize;
@@ -41,7 +43,7 @@ const BUILTIN: &[(&str, &[&str], &[(&str, &str)])] = &[
         &[
             ("claude-code:install", "**/node_modules/@anthropic-ai/claude-code"),
             ("claude-code:home", "~/.claude"),
-            ("claude-code:state", "~/.claude.json"),
+            ("claude-code:state", "~/.claude.json*"),
             ("claude-code:local", "~/.local/share/claude"),
             ("claude-code:local-state", "~/.local/state/claude"),
             ("claude-code:cache", "~/.cache/claude"),
@@ -143,6 +145,20 @@ impl RuntimeDirs {
 }
 
 fn matches(pattern: &str, path: &[u8], home: Option<&[u8]>) -> bool {
+    if let Some(stem) = pattern.strip_suffix('*') {
+        // `dir/name*`: a path whose component at that depth starts with `name`, or below it.
+        let Some(slash) = stem.rfind('/') else { return false };
+        let (dir, name) = (&stem[..slash], &stem[slash + 1..]);
+        let dir_pat = if dir.is_empty() { "/".to_string() } else { dir.to_string() };
+        let Some(dir_full) = expand(&dir_pat, home) else { return false };
+        let dir_full = if dir_full == b"/" { Vec::new() } else { dir_full };
+        if !path.starts_with(&dir_full) || path.get(dir_full.len()) != Some(&b'/') {
+            return false;
+        }
+        let rest = &path[dir_full.len() + 1..];
+        let first = rest.split(|&b| b == b'/').next().unwrap_or(b"");
+        return first.starts_with(name.as_bytes());
+    }
     if let Some(rest) = pattern.strip_prefix("~/") {
         let Some(home) = home else { return false };
         let mut full = home.strip_suffix(b"/").unwrap_or(home).to_vec();
@@ -165,6 +181,20 @@ fn matches(pattern: &str, path: &[u8], home: Option<&[u8]>) -> bool {
     is_under(path, pattern.as_bytes())
 }
 
+/// `~/x` with the home directory, `/x` as is; `None` for `~` without a home.
+fn expand(pattern: &str, home: Option<&[u8]>) -> Option<Vec<u8>> {
+    if pattern == "~" {
+        return home.map(|h| h.strip_suffix(b"/").unwrap_or(h).to_vec());
+    }
+    if let Some(rest) = pattern.strip_prefix("~/") {
+        let mut full = home?.strip_suffix(b"/").unwrap_or(home?).to_vec();
+        full.push(b'/');
+        full.extend_from_slice(rest.as_bytes());
+        return Some(full);
+    }
+    Some(pattern.as_bytes().to_vec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +211,8 @@ mod tests {
         assert_eq!(m("/usr/lib/node_modules/@anthropic-ai/claude-code-x/cli.js"), None);
         assert_eq!(m("/home/u/.claude/settings.json"), Some("claude-code:home"));
         assert_eq!(m("/home/u/.claude.json"), Some("claude-code:state"));
+        assert_eq!(m("/home/u/.claude.json.tmp.1.ab"), Some("claude-code:state"));
+        assert_eq!(m("/home/u/.claude.jso"), None);
         assert_eq!(m("/home/u/.claudex"), None);
         assert_eq!(m("/home/u/project/x"), None);
         assert!(RuntimeDirs::builtin("generic").rules.is_empty());

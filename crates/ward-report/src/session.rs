@@ -73,9 +73,21 @@ impl Session {
     ///
     /// `project` is also the working directory assumed for relative paths.
     pub fn from_strace(label: String, inputs: &[StraceInput<'_>], project: PathBytes, home: Option<PathBytes>) -> Session {
+        Session::from_strace_with(label, inputs, project, home, None)
+    }
+
+    /// [`Session::from_strace`] with symlink resolution (see [`crate::strace`]).
+    pub fn from_strace_with(
+        label: String,
+        inputs: &[StraceInput<'_>],
+        project: PathBytes,
+        home: Option<PathBytes>,
+        resolve: Option<strace::Resolver>,
+    ) -> Session {
         let opts = StraceOptions {
             cwd: Some(project.clone()),
             session: Some(format!("strace:{label}")),
+            resolve,
         };
         let log = strace::import(inputs, &opts);
         let import = ImportStats {

@@ -92,11 +92,11 @@ pub fn render_markdown(r: &Report, opts: &RenderOptions) -> String {
                 let _ = writeln!(out, "  - {}", code(e));
             }
         }
-        if !s.runtime_excluded.is_empty() {
+        if s.runtime_excluded.iter().any(|x| x.files > 0) {
             let _ = writeln!(out, "\n<details><summary>Runtime files left out of the counts{suffix}</summary>\n");
             row(&mut out, &["Rule".into(), "Pattern".into(), "Files".into()]);
             row(&mut out, &["---".into(), "---".into(), "---:".into()]);
-            for x in &s.runtime_excluded {
+            for x in s.runtime_excluded.iter().filter(|x| x.files > 0) {
                 row(&mut out, &[code(&x.rule), code(&x.pattern), thousands(x.files)]);
             }
             let _ = writeln!(out, "\n</details>");

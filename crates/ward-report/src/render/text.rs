@@ -250,13 +250,13 @@ fn session_details(out: &mut String, s: &SessionReport, many: bool, width: usize
         }
     }
 
-    let active: Vec<_> = s.runtime_excluded.iter().collect();
+    let active: Vec<_> = s.runtime_excluded.iter().filter(|x| x.files > 0).collect();
     if !active.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", style.title(&format!("Runtime files left out of the counts{suffix}")));
         let rows: Vec<Vec<String>> = active
             .iter()
-            .map(|x| vec![x.rule.clone(), x.pattern.clone(), format!("{} files", thousands(x.files))])
+            .map(|x| vec![x.rule.clone(), x.pattern.clone(), thousands(x.files)])
             .collect();
         table(out, &["Rule".into(), "Pattern".into(), "Files".into()], &rows, 1, width, style);
     }

@@ -37,7 +37,14 @@
 //! with these flags (`chdir` is not traced): it is taken to be [`StraceOptions::cwd`] (the
 //! project directory) for every process. A path relative to a directory fd is resolved against
 //! the path that fd was opened with, when the log shows it; otherwise it is kept as
-//! `<fd N>/name`. `.` and `..` are then removed lexically (strace cannot show symlinks).
+//! `<fd N>/name`. `.` and `..` are then removed lexically, and `/proc/self` becomes
+//! `/proc/<pid>` as in ward's events.
+//!
+//! **Symlinks.** ward records paths as the kernel resolved them; strace prints what was asked
+//! for, so `/etc/ssl/certs/1e09d511.0` and the `.pem` it links to are two files to strace and
+//! one to ward. With a [`StraceOptions::resolve`] function (`ward report` passes one that asks
+//! this machine's filesystem, unless `--literal-paths`), absolute paths outside `/proc`, `/dev`
+//! and `/sys` are resolved through it, so the counts are defined the same way as ward's.
 //!
 //! **Executables.** A pid's executable is the path of its last successful `execve`. A pid seen
 //! before (or without) one, a forked child or a thread, takes the executable of the nearest
@@ -58,13 +65,30 @@ use ward_event::{
     SockAddr, Timestamp,
 };
 
+/// Resolves an absolute path the way the kernel would (symlinks followed), or `None` to keep it.
+pub type Resolver = std::sync::Arc<dyn Fn(&[u8]) -> Option<Vec<u8>> + Send + Sync>;
+
 /// How to read a log.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct StraceOptions {
     /// Working directory assumed for every process (relative paths are resolved against it).
     pub cwd: Option<PathBytes>,
     /// Session id given to the events (default `strace`).
     pub session: Option<String>,
+    /// Symlink resolution for absolute paths outside `/proc`, `/dev` and `/sys` (ward's events
+    /// carry resolved paths; a log read on the machine it was recorded on can be resolved the
+    /// same way). `None` keeps the paths as strace printed them.
+    pub resolve: Option<Resolver>,
+}
+
+impl std::fmt::Debug for StraceOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StraceOptions")
+            .field("cwd", &self.cwd)
+            .field("session", &self.session)
+            .field("resolve", &self.resolve.is_some())
+            .finish()
+    }
 }
 
 /// One input file: its name (for messages), the pid its name carries (`out.<pid>` of `-ff`)
@@ -203,6 +227,7 @@ pub fn import(inputs: &[StraceInput<'_>], opts: &StraceOptions) -> StraceLog {
     }
 
     let mut st = State {
+        resolver: opts.resolve.clone(),
         cwd: opts.cwd.clone(),
         session: opts.session.clone().unwrap_or_else(|| "strace".into()),
         procs: BTreeMap::new(),
@@ -299,6 +324,7 @@ struct Proc {
 }
 
 struct State {
+    resolver: Option<Resolver>,
     cwd: Option<PathBytes>,
     session: String,
     procs: BTreeMap<i32, Proc>,
@@ -331,6 +357,31 @@ impl State {
     }
 
     fn resolve(&mut self, pid: i32, dirfd: Option<&Arg>, path: &[u8]) -> PathBytes {
+        let p = self.resolve_lexically(pid, dirfd, path);
+        let b = p.as_bytes();
+        // `/proc/self` is the caller: say which process, as ward does.
+        for (prefix, with_task) in [(&b"/proc/thread-self"[..], true), (&b"/proc/self"[..], false)] {
+            if crate::paths::is_under(b, prefix) {
+                let mut out = format!("/proc/{pid}").into_bytes();
+                if with_task {
+                    out.extend_from_slice(format!("/task/{pid}").as_bytes());
+                }
+                out.extend_from_slice(&b[prefix.len()..]);
+                return PathBytes::from(out);
+            }
+        }
+        match &self.resolver {
+            Some(r)
+                if b.starts_with(b"/")
+                    && ![&b"/proc"[..], b"/dev", b"/sys"].iter().any(|d| crate::paths::is_under(b, d)) =>
+            {
+                r(b).map(PathBytes::from).unwrap_or(p)
+            }
+            _ => p,
+        }
+    }
+
+    fn resolve_lexically(&mut self, pid: i32, dirfd: Option<&Arg>, path: &[u8]) -> PathBytes {
         if path.starts_with(b"/") {
             return PathBytes::from(normalize(path));
         }
@@ -613,7 +664,7 @@ fn af_number(name: &str) -> u16 {
 pub fn fuzz_one(data: &[u8]) {
     let opts = StraceOptions {
         cwd: Some(PathBytes::from("/p")),
-        session: None,
+        ..Default::default()
     };
     let one = [StraceInput {
         name: "fuzz.log".into(),

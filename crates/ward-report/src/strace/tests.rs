@@ -17,7 +17,7 @@ fn input<'a>(name: &str, text: &'a [u8]) -> StraceInput<'a> {
 fn opts() -> StraceOptions {
     StraceOptions {
         cwd: Some(PathBytes::from("/tmp/wr-fx/proj")),
-        session: None,
+        ..Default::default()
     }
 }
 
@@ -271,4 +271,23 @@ fn next(s: &mut u64) -> u64 {
     *s ^= *s >> 7;
     *s ^= *s << 17;
     *s
+}
+
+#[test]
+fn proc_self_names_the_caller_and_a_resolver_follows_symlinks() {
+    let log = br#"42 1.0 openat(AT_FDCWD, "/proc/self/environ", O_RDONLY) = 3
+42 1.1 openat(AT_FDCWD, "/proc/thread-self/stat", O_RDONLY) = 3
+42 1.2 openat(AT_FDCWD, "/etc/ssl/certs/1e09d511.0", O_RDONLY) = 3
+42 1.3 openat(AT_FDCWD, "/dev/stdin", O_RDONLY) = 3
+"#;
+    let mut o = opts();
+    o.resolve = Some(std::sync::Arc::new(|p: &[u8]| {
+        (p == b"/etc/ssl/certs/1e09d511.0" || p == b"/dev/stdin").then(|| b"/usr/share/ca.crt".to_vec())
+    }));
+    let out = import(&[input("x", log)], &o);
+    let paths: Vec<String> = out.events.iter().map(|e| e.op.path.as_ref().unwrap().to_string()).collect();
+    assert_eq!(
+        paths,
+        vec!["/proc/42/environ", "/proc/42/task/42/stat", "/usr/share/ca.crt", "/dev/stdin"]
+    );
 }

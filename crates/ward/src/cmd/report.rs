@@ -61,6 +61,10 @@ pub struct ReportArgs {
     /// Count the agent's own runtime files like any other.
     #[arg(long)]
     pub include_runtime: bool,
+    /// Keep strace's paths as printed. By default absolute paths are resolved through symlinks
+    /// on this machine, the way ward records them, so both count the same files.
+    #[arg(long)]
+    pub literal_paths: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: ReportFormat,
@@ -111,7 +115,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<u8> {
                 .collect();
             let project = PathBytes::from(project_arg.clone().unwrap_or_else(|| cwd.clone()));
             let label = key.rsplit('/').next().unwrap_or(&key).to_string();
-            sessions.push(Session::from_strace(label, &inputs, project, home.clone()));
+            let resolve = (!args.literal_paths).then(symlink_resolver);
+            sessions.push(Session::from_strace_with(label, &inputs, project, home.clone(), resolve));
         }
     }
     if sessions.is_empty() {
@@ -147,6 +152,30 @@ fn print_report(sessions: &[Session], options: &Options, format: ReportFormat, c
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(())
+}
+
+/// Resolves symlinks the way the kernel does for an open: the whole path when it exists,
+/// otherwise its directory (a failed open of a missing file names a file in a real directory).
+/// Results are cached; a path that cannot be resolved is kept.
+fn symlink_resolver() -> ward_report::strace::Resolver {
+    use std::collections::HashMap;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::sync::Mutex;
+    let cache: Mutex<HashMap<Vec<u8>, Option<Vec<u8>>>> = Mutex::new(HashMap::new());
+    std::sync::Arc::new(move |p: &[u8]| {
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.get(p) {
+            return hit.clone();
+        }
+        let path = Path::new(std::ffi::OsStr::from_bytes(p));
+        let resolved = std::fs::canonicalize(path).ok().or_else(|| {
+            let parent = std::fs::canonicalize(path.parent()?).ok()?;
+            Some(parent.join(path.file_name()?))
+        });
+        let out = resolved.map(|r| r.into_os_string().into_vec());
+        cache.insert(p.to_vec(), out.clone());
+        out
+    })
 }
 
 fn absolute(p: &Path, cwd: &Path) -> PathBuf {
