@@ -50,10 +50,11 @@ pub fn scan(b: &[u8]) -> Option<Found> {
         let rest = &b[i..];
         let prev_ok = i == 0 || !token_char(b[i - 1]);
         match b[i] {
-            b'A' if prev_ok && (rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA")) => {
-                if run_len(&rest[4..], |c| c.is_ascii_uppercase() || c.is_ascii_digit()) >= 16 {
-                    return Some(Found { what: "an AWS access key id", provider_key: false });
-                }
+            b'A' if prev_ok
+                && (rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA"))
+                && run_len(&rest[4..], |c| c.is_ascii_uppercase() || c.is_ascii_digit()) >= 16 =>
+            {
+                return Some(Found { what: "an AWS access key id", provider_key: false });
             }
             b'A' if prev_ok && rest.starts_with(b"AIza") && run_len(&rest[4..], token_char) >= 35 => {
                 return Some(Found { what: "a Google API key", provider_key: true });
@@ -71,10 +72,14 @@ pub fn scan(b: &[u8]) -> Option<Found> {
                     return Some(Found { what: "a GitLab token", provider_key: false });
                 }
             }
-            b'x' if prev_ok && rest.starts_with(b"xox") && rest.len() > 4 && rest[4] == b'-' && b"abprs".contains(&rest[3]) => {
-                if run_len(&rest[5..], token_char) >= 10 {
-                    return Some(Found { what: "a Slack token", provider_key: false });
-                }
+            b'x' if prev_ok
+                && rest.starts_with(b"xox")
+                && rest.len() > 4
+                && rest[4] == b'-'
+                && b"abprs".contains(&rest[3])
+                && run_len(&rest[5..], token_char) >= 10 =>
+            {
+                return Some(Found { what: "a Slack token", provider_key: false });
             }
             b'n' if prev_ok && rest.starts_with(b"npm_") && run_len(&rest[4..], alnum) >= 36 => {
                 return Some(Found { what: "an npm token", provider_key: false });

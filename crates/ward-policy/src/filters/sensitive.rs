@@ -32,12 +32,14 @@ pub(crate) fn best_match(c: &Compiled, path: &[u8], matches: &[usize], access: A
         if !crate::engine::Ctx::applies(rule.access, access) {
             continue;
         }
-        let excepted = rule.except.is_empty().then_some(false).unwrap_or_else(|| {
+        let excepted = if rule.except.is_empty() {
+            false
+        } else {
             excepts
                 .get_or_insert_with(|| c.excepts.matches(path))
                 .iter()
                 .any(|&j| c.except_of[j] == s)
-        });
+        };
         if excepted {
             continue;
         }
