@@ -8,7 +8,8 @@
 //! 2. a private tmpfs on `/tmp`, a minimal `/dev` (null, zero, full, random, urandom, tty, a
 //!    new devpts instance, a tmpfs on `/dev/shm`), a fresh `/proc` for the new pid namespace
 //!    with `/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` read-only;
-//! 3. each writable root bound read-write (parents before children);
+//! 3. the home directory read-only when it lives under `/tmp` (the private `/tmp` would hide
+//!    it), then each writable root bound read-write (parents before children);
 //! 4. each protected path bound read-only on top;
 //! 5. each secret masked: an empty read-only tmpfs of mode 000 over a directory, an empty
 //!    mode-000 file over a file.
@@ -39,6 +40,9 @@ pub enum MountStep {
     MinimalDev,
     /// A fresh `/proc` for the new pid namespace.
     FreshProc,
+    /// Bind a path the private `/tmp` would hide, read-only (the home directory when it lives
+    /// under `/tmp`).
+    KeepVisible(PathBuf),
     /// Bind a writable root read-write.
     Writable(PathBuf),
     /// Re-bind a protected path read-only.
@@ -64,6 +68,7 @@ pub(crate) fn mount_steps(res: &Resolved) -> Vec<MountStep> {
         MountStep::MinimalDev,
         MountStep::FreshProc,
     ];
+    steps.extend(res.keep_visible.iter().cloned().map(MountStep::KeepVisible));
     // Resolved lists are sorted parents first.
     steps.extend(
         res.writable
@@ -171,6 +176,7 @@ mod tests {
             secrets: v(secrets),
             network: NetPlan::Off,
             cwd: PathBuf::from("/"),
+            keep_visible: Vec::new(),
         }
     }
 

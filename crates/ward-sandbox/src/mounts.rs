@@ -66,7 +66,7 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
                 .map_err(err(format!("set nosuid on {}", p.display())))?;
                 sources.insert(p.clone(), (fd, p.is_dir()));
             }
-            MountStep::Protected(p) => {
+            MountStep::Protected(p) | MountStep::KeepVisible(p) => {
                 let fd = sys::clone_tree(p, true)
                     .map_err(err(format!("copy protected path {}", p.display())))?;
                 sys::mount_setattr(
@@ -133,12 +133,12 @@ pub(crate) fn build(res: &Resolved) -> Result<(), SandboxError> {
             }
             MountStep::MinimalDev => build_dev(&new_root, &mut dev_nodes)?,
             MountStep::FreshProc => build_proc(&new_root)?,
-            MountStep::Writable(p) | MountStep::Protected(p) => {
+            MountStep::Writable(p) | MountStep::Protected(p) | MountStep::KeepVisible(p) => {
                 let target = inside(&new_root, p);
                 let (fd, is_dir) = sources
                     .remove(p)
                     .ok_or_else(|| SandboxError::Plan(format!("no source for {}", p.display())))?;
-                if matches!(step, MountStep::Writable(_))
+                if matches!(step, MountStep::Writable(_) | MountStep::KeepVisible(_))
                     && std::fs::symlink_metadata(&target).is_err()
                 {
                     // Only possible inside the sandbox's own tmpfs layers (the root is read-only).

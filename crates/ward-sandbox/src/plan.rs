@@ -229,6 +229,8 @@ pub(crate) struct Resolved {
     pub secrets: Vec<PathBuf>,
     pub network: NetPlan,
     pub cwd: PathBuf,
+    /// Paths under `/tmp` that stay visible (read-only) over the private `/tmp`.
+    pub keep_visible: Vec<PathBuf>,
 }
 
 /// Git metadata a writable project needs outside itself: when the project is a subfolder of a
@@ -344,6 +346,13 @@ impl Resolved {
             Some(c) => c.clone(),
             None => std::env::current_dir().unwrap_or_else(|_| project.clone()),
         };
+        let mut keep_visible = Vec::new();
+        if let Some(home) = canonical_existing(&plan.home) {
+            let covered = writable.iter().any(|w| home.starts_with(w));
+            if home.starts_with("/tmp") && home != Path::new("/tmp") && !covered {
+                keep_visible.push(home);
+            }
+        }
         Ok(Resolved {
             mode: plan.mode,
             project,
@@ -352,6 +361,7 @@ impl Resolved {
             secrets,
             network: plan.network,
             cwd,
+            keep_visible,
         })
     }
 }

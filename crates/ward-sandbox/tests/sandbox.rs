@@ -872,6 +872,24 @@ fn a_project_under_tmp_is_bound_into_the_private_tmp() {
 }
 
 #[test]
+fn a_home_under_tmp_stays_visible_read_only_with_its_secrets_masked() {
+    for user in users() {
+        // Everything (project, home) under /tmp, as in many CI setups.
+        let env = Env::new_in(&user, "/tmp");
+        let script = "cat \"$HOME/.bashrc\" && (echo x >> \"$HOME/.bashrc\") 2>/dev/null || echo rc-read-only; \
+                      cat \"$HOME/.ssh/id_ed25519\" 2>/dev/null || echo key-masked";
+        let out = env.sh_in("workspace-write", script);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "# rc\nrc-read-only\nkey-masked\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
+    }
+}
+
+#[test]
 fn secrets_inside_the_project_are_masked() {
     for user in users() {
         let env = Env::new(&user);
