@@ -5,7 +5,7 @@
 //! `zsh -c S`, `dash -c S`, `busybox sh -c S`, …). [`split`] parses the string and walks
 //! every command it can run: through `&&`, `||`, `;`, `&`, pipes, subshells, brace groups,
 //! `if`/`for`/`while`/`case` bodies, functions, `$( )`, backticks, process substitutions,
-//! and nested `sh -c` strings. Words are unquoted; expansions are kept as text (`$HOME`,
+//! nested `sh -c` strings and `eval` arguments. Words are unquoted; expansions are kept as text (`$HOME`,
 //! `~` stay as written, and the filters expand the home-directory forms). Redirections are
 //! kept so `echo x >> ~/.bashrc` is seen as a write.
 //!
@@ -272,7 +272,12 @@ impl Walker<'_> {
         for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
             self.item(item, &mut cmd)?;
         }
-        let nested = shell_script(&cmd.argv).map(str::to_string);
+        // `sh -c STRING` and `eval STRING…` run their argument as a script (Claude Code wraps
+        // every command of its Bash tool in `eval '…'`).
+        let nested = match cmd.argv.first().map(String::as_str) {
+            Some("eval") if cmd.argv.len() > 1 => Some(cmd.argv[1..].join(" ")),
+            _ => shell_script(&cmd.argv).map(str::to_string),
+        };
         self.out.commands[slot] = cmd;
         if let Some(script) = nested {
             split_into(&script, self.out, self.depth + 1)?;
@@ -459,4 +464,51 @@ mod tests {
         assert!(split(&deep).is_err());
     }
 
+}
+
+#[cfg(test)]
+mod agent_strings {
+    use super::split;
+
+    /// Shell strings as agents write them parse (a string that doesn't is only noted, but
+    /// then its commands are checked only at their execs).
+    #[test]
+    fn agent_shell_strings_parse() {
+        let strings = [
+            "source /home/u/.claude/shell-snapshots/snapshot-bash-1764429600-abc.sh && eval 'git status' \\< /dev/null && pwd -P >| /tmp/claude-1a2b-cwd",
+            "SNAPSHOT_FILE=/home/u/.claude/shell-snapshots/s.sh\nsource ~/.bashrc < /dev/null\necho \"# Snapshot file\" >| $SNAPSHOT_FILE\necho \"unalias -a 2>/dev/null || true\" >> $SNAPSHOT_FILE\ndeclare -f | grep -vE '^(_|__)' >> $SNAPSHOT_FILE 2>/dev/null || true\nif ! command -v rg >/dev/null 2>&1; then\n  echo 'alias rg='\"'\"'/usr/lib/rg'\"'\"'' >> $SNAPSHOT_FILE\nfi\necho \"export PATH=$PATH\" >> \"$SNAPSHOT_FILE\"",
+            "[[ -n \"$x\" ]] && echo ok",
+            "case $x in a|b) echo a;; *) echo other;; esac",
+            "echo $(( 1 + 2 ))",
+            "arr=(a b c); echo \"${arr[@]}\"",
+            "echo ${VAR:-default} ${#VAR} ${VAR%%.*}",
+            "cat <<EOF\nhello $USER\nEOF",
+            "f() { local x=1; echo $x; }; f",
+            "{ echo a; echo b; } | sort",
+            "while read -r line; do echo \"$line\"; done < file.txt",
+            "trap 'rm -f $tmp' EXIT; tmp=$(mktemp)",
+            "set -euo pipefail; time make -j2",
+            "! grep -q x f",
+            "echo $'a\\nb'",
+            "cd /work/proj && cargo test 2>&1 | tail -n 50; echo \"exit: ${PIPESTATUS[0]}\"",
+            "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"a\"])' < data.json",
+            "find . -type f -name '*.rs' -exec grep -l 'unsafe' {} +",
+            "for i in $(seq 1 3); do echo $i; done",
+            "git log --format='%H %s' -n 5 | while read h s; do echo $h; done",
+            "export FOO=bar BAZ=\"q u x\"",
+            "ls -la | awk '{print $9}' | sort -u",
+            "node -e \"console.log(process.version)\"",
+            "if [ -f package.json ]; then npm test; elif [ -f Cargo.toml ]; then cargo test; else make test; fi",
+        ];
+        let failing: Vec<String> = strings
+            .iter()
+            .filter_map(|s| split(s).err().map(|e| format!("{s:?}: {e}")))
+            .collect();
+        assert!(failing.is_empty(), "{}", failing.join("\n"));
+        let sp = split(strings[0]).unwrap();
+        assert!(sp.commands.iter().any(|c| c.argv.first().is_some_and(|a| a == "eval")));
+        assert!(sp.commands.iter().any(|c| c.argv == ["git", "status"]), "eval's script is split too");
+        let sp = split("eval 'true && cat ~/.ssh/id_rsa'").unwrap();
+        assert!(sp.commands.iter().any(|c| c.display() == "cat ~/.ssh/id_rsa"));
+    }
 }

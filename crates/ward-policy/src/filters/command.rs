@@ -7,14 +7,16 @@
 //! wins (deny > review > allow); the filter reports the strongest command.
 //!
 //! Also here: a download piped into an interpreter (`curl … | sh`) scores 100, and a shell
-//! string the parser rejects scores 50 (its commands could not be checked).
+//! string the parser rejects scores 40: noted in the event, not held on its own, because
+//! the parser (brush) does not cover every corner of bash and agents' start-up scripts must
+//! keep working; what such a string runs is still judged at its execs and file operations.
 
 use crate::engine::{Cmd, Compiled, Ctx, FilterResult, Hits};
 
 /// Score of `curl … | sh`.
 pub const PIPE_TO_SHELL: i32 = 100;
 /// Score of a shell string that does not parse.
-pub const UNPARSED: i32 = 50;
+pub const UNPARSED: i32 = 40;
 
 const INTERPRETERS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "php"];
 
@@ -119,9 +121,9 @@ mod tests {
     }
 
     #[test]
-    fn unparsable_strings_are_held() {
+    fn unparsable_strings_are_noted() {
         let e = engine("generic");
-        assert_eq!(score_of(&e, &exec(&["sh", "-c", "echo $("]), "command-rule"), 50);
+        assert_eq!(score_of(&e, &exec(&["sh", "-c", "echo $("]), "command-rule"), 40);
     }
 
     #[test]
