@@ -118,7 +118,8 @@ struct Case {
 }
 
 /// Why the kill-ward cases are not recorded in audit mode.
-const AUDIT_KILL: &str = "audit mode lets the tree SIGKILL ward (signal-scope is built-in-denied only in \
+const AUDIT_KILL: &str =
+    "audit mode lets the tree SIGKILL ward (signal-scope is built-in-denied only in \
      enforce mode, unlike the /proc/<ward> protection which holds in both): ward dies before the \
      event reaches the events file, the session's record ends there. Fix: refuse signals to ward \
      in every mode";
@@ -144,7 +145,10 @@ const fn case(name: &'static str, category: &'static str, evidence: Evidence) ->
         expect: Expect::Deny,
         evidence,
         policy: false,
-        needs: Needs { result_file: false, kill_parent_after_ms: None },
+        needs: Needs {
+            result_file: false,
+            kill_parent_after_ms: None,
+        },
         known_hole: None,
     }
 }
@@ -299,6 +303,16 @@ const CASES: &[Case] = &[
     hole(parent_attack(case("kill_ward_pgrp", WARD, Evidence::AtWard("kill"))), AUDIT, AUDIT_KILL),
     hole(parent_attack(case("kill_zero", WARD, Evidence::AtWard("kill"))), AUDIT, AUDIT_KILL),
     hole(
+        parent_attack(case("kill_zero_sigalrm", WARD, Evidence::AtWard("kill"))),
+        BOTH,
+        "ward is killed in ENFORCE mode by kill(0, SIGALRM): for a target of 0 or -pgrp the \
+         signal-scope check refuses only SIGKILL/SIGSTOP, and ward neither blocks nor handles \
+         SIGALRM (nor SIGVTALRM, SIGPROF, SIGPWR, SIGXCPU, SIGSEGV, SIGRTMIN+n…; SIGTSTP/SIGTTIN \
+         stop it), so their default action ends it; the event is lost with it. Fix: refuse every \
+         signal to ward's process group other than those ward blocks (RELAYED_SIGNALS), or have \
+         ward block/ignore every signal it does not handle",
+    ),
+    hole(
         parent_attack(case("sigio_kill_ward", WARD, Evidence::Syscall("fcntl"))),
         BOTH,
         "ward is SIGKILLed in ENFORCE mode: fcntl(F_SETOWN, ward) + F_SETSIG(SIGKILL) + O_ASYNC \
@@ -376,7 +390,11 @@ fn gcc(src: &Path, out: &Path) -> Result<(), String> {
     if o.status.success() {
         Ok(())
     } else {
-        Err(format!("gcc {}: {}", src.display(), String::from_utf8_lossy(&o.stderr)))
+        Err(format!(
+            "gcc {}: {}",
+            src.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ))
     }
 }
 
@@ -405,7 +423,9 @@ fn compile_all(bin: &Path) {
             }
         }
     }
-    let chunks: Vec<Vec<PathBuf>> = (0..3).map(|i| sources.iter().skip(i).step_by(3).cloned().collect()).collect();
+    let chunks: Vec<Vec<PathBuf>> = (0..3)
+        .map(|i| sources.iter().skip(i).step_by(3).cloned().collect())
+        .collect();
     let errors: Vec<String> = std::thread::scope(|s| {
         let hs: Vec<_> = chunks
             .iter()
@@ -420,7 +440,11 @@ fn compile_all(bin: &Path) {
             .collect();
         hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
-    assert!(errors.is_empty(), "compiling the escape cases:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "compiling the escape cases:\n{}",
+        errors.join("\n")
+    );
 }
 
 /// Whether this `ward exec` knows `--sandbox` (then the suite asks for `--sandbox off`: it
@@ -428,27 +452,53 @@ fn compile_all(bin: &Path) {
 /// together with the sandbox: without the flag, `--mode enforce` enforces only ward's built-in
 /// protections (see [`World::policy_wired`]).
 fn ward_has_sandbox_flag() -> bool {
-    let o = Command::new(ward()).args(["exec", "--help"]).output().expect("ward exec --help");
+    let o = Command::new(ward())
+        .args(["exec", "--help"])
+        .output()
+        .expect("ward exec --help");
     String::from_utf8_lossy(&o.stdout).contains("--sandbox")
 }
 
 impl World {
     fn new() -> World {
-        let mut tmp = tempfile::Builder::new().prefix("ward-escape-").tempdir_in("/tmp").unwrap();
+        let mut tmp = tempfile::Builder::new()
+            .prefix("ward-escape-")
+            .tempdir_in("/tmp")
+            .unwrap();
         // ESCAPE_KEEP=1 keeps the directory (events, logs) for a look after the run.
         tmp.disable_cleanup(std::env::var_os("ESCAPE_KEEP").is_some());
         let root = std::fs::canonicalize(tmp.path()).unwrap();
         let (home, work, out) = (root.join("home"), root.join("work"), root.join("out"));
-        for d in [&home, &work, &out, &root.join("state"), &root.join("config"), &root.join("flags")] {
+        for d in [
+            &home,
+            &work,
+            &out,
+            &root.join("state"),
+            &root.join("config"),
+            &root.join("flags"),
+        ] {
             std::fs::create_dir_all(d).unwrap();
         }
         let bin = compiled().to_path_buf();
-        let marker = format!("WARD-ESCAPE-SECRET-{}-{}", std::process::id(), Instant::now().elapsed().as_nanos());
+        let marker = format!(
+            "WARD-ESCAPE-SECRET-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        );
         let secret = home.join(".ssh/id_rsa");
         let flag = root.join("flags/victim");
         let mut w = World {
-            victim: Victim { child: Command::new("true").spawn().unwrap(), pid: 0, addr: String::new(), fd: -1, flag },
-            agent: Agent { dir: PathBuf::new(), path: PathBuf::new() },
+            victim: Victim {
+                child: Command::new("true").spawn().unwrap(),
+                pid: 0,
+                addr: String::new(),
+                fd: -1,
+                flag,
+            },
+            agent: Agent {
+                dir: PathBuf::new(),
+                path: PathBuf::new(),
+            },
             _tmp: tmp,
             root,
             home,
@@ -472,7 +522,10 @@ impl World {
         let ssh = self.home.join(".ssh");
         std::fs::create_dir_all(&ssh).unwrap();
         std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let body = format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\n", self.marker);
+        let body = format!(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\n",
+            self.marker
+        );
         if std::fs::read_to_string(&self.secret).ok().as_deref() != Some(body.as_str()) {
             let _ = std::fs::remove_file(&self.secret);
             std::fs::write(&self.secret, &body).unwrap();
@@ -499,10 +552,21 @@ impl World {
             std::fs::hard_link(&self.secret, &hard).unwrap();
         }
         std::fs::write(self.work.join("harmless.txt"), "harmless workspace file\n").unwrap();
-        for leftover in ["moved", "hl", "hl2", "rel-link", "env-link", "daemon.pid", "daemon.pid.tmp"] {
+        for leftover in [
+            "moved",
+            "hl",
+            "hl2",
+            "rel-link",
+            "env-link",
+            "daemon.pid",
+            "daemon.pid.tmp",
+        ] {
             let _ = std::fs::remove_file(self.work.join(leftover));
         }
-        for e in std::fs::read_dir(self.root.join("flags")).unwrap().flatten() {
+        for e in std::fs::read_dir(self.root.join("flags"))
+            .unwrap()
+            .flatten()
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -535,9 +599,14 @@ impl World {
     }
 
     fn start_agent(&mut self) {
-        let dir = tempfile::Builder::new().prefix("ssh-").tempdir_in("/tmp").unwrap().keep();
+        let dir = tempfile::Builder::new()
+            .prefix("ssh-")
+            .tempdir_in("/tmp")
+            .unwrap()
+            .keep();
         let path = dir.join(format!("agent.{}", std::process::id()));
-        let listener = std::os::unix::net::UnixListener::bind(&path).expect("bind the agent socket");
+        let listener =
+            std::os::unix::net::UnixListener::bind(&path).expect("bind the agent socket");
         let answer = format!("{}\n", self.marker);
         std::thread::spawn(move || {
             for mut s in listener.incoming().flatten() {
@@ -629,7 +698,9 @@ fn sigkill(pid: i32) {
 
 fn alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
         Err(_) => false,
     }
 }
@@ -654,7 +725,10 @@ fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
             if w.sandbox_flag && mode == Mode::Enforce {
                 cmd.args(["--sandbox", "off"]);
             }
-            cmd.arg("--events").arg(&events_path).arg("--").arg(&case_bin);
+            cmd.arg("--events")
+                .arg(&events_path)
+                .arg("--")
+                .arg(&case_bin);
             cmd
         }
     };
@@ -705,7 +779,10 @@ fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
     }
     let mut daemon = None;
     if c.expect == Expect::Reaped {
-        if let Some(pid) = std::fs::read_to_string(w.work.join("daemon.pid")).ok().and_then(|s| s.trim().parse::<i32>().ok()) {
+        if let Some(pid) = std::fs::read_to_string(w.work.join("daemon.pid"))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
             std::thread::sleep(Duration::from_millis(200));
             let up = alive(pid);
             if up {
@@ -728,7 +805,15 @@ fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
             }
         }
     }
-    Outcome { code, top, output, events, bad_lines, parent, daemon }
+    Outcome {
+        code,
+        top,
+        output,
+        events,
+        bad_lines,
+        parent,
+        daemon,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -757,18 +842,30 @@ fn matches(w: &World, ev: Evidence, parent: i32, e: &Event) -> bool {
     let (path, path2) = (path_str(&e.op.path), path_str(&e.op.path2));
     let secret = w.secret.to_string_lossy();
     let kind = e.op.op_kind();
-    let at = |name: &str, pids: &[i32]| e.op.syscall == name && e.op.target_pid.is_some_and(|t| pids.contains(&t));
+    let at = |name: &str, pids: &[i32]| {
+        e.op.syscall == name && e.op.target_pid.is_some_and(|t| pids.contains(&t))
+    };
     match ev {
         Evidence::SecretPath => is_file_op(kind) && (path == secret || path2 == secret),
-        Evidence::VictimEnviron => is_file_op(kind) && path == format!("/proc/{}/environ", w.victim.pid),
-        Evidence::VictimProc => is_file_op(kind) && path.starts_with(&format!("/proc/{}/", w.victim.pid)),
+        Evidence::VictimEnviron => {
+            is_file_op(kind) && path == format!("/proc/{}/environ", w.victim.pid)
+        }
+        Evidence::VictimProc => {
+            is_file_op(kind) && path.starts_with(&format!("/proc/{}/", w.victim.pid))
+        }
         Evidence::WardProc => is_file_op(kind) && path.starts_with(&format!("/proc/{parent}/")),
         Evidence::Syscall(name) => e.op.syscall == name,
-        Evidence::SecretOr(name) => e.op.syscall == name || (is_file_op(kind) && (path == secret || path2 == secret)),
+        Evidence::SecretOr(name) => {
+            e.op.syscall == name || (is_file_op(kind) && (path == secret || path2 == secret))
+        }
         Evidence::AtVictim(name) => at(name, &[w.victim.pid]),
         Evidence::AtWard(name) => at(name, &[parent, -parent, 0]),
-        Evidence::AgentSocket => kind == OpKind::IpcConnect && path == w.agent.path.to_string_lossy(),
-        Evidence::Socket(what) => kind == OpKind::NetSocket && e.op.detail.as_deref().unwrap_or("").contains(what),
+        Evidence::AgentSocket => {
+            kind == OpKind::IpcConnect && path == w.agent.path.to_string_lossy()
+        }
+        Evidence::Socket(what) => {
+            kind == OpKind::NetSocket && e.op.detail.as_deref().unwrap_or("").contains(what)
+        }
         Evidence::Nothing => false,
     }
 }
@@ -810,10 +907,21 @@ struct Judged {
 }
 
 fn last_line(s: &str) -> String {
-    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
-fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit: Option<&Outcome>) -> Judged {
+fn judge(
+    w: &World,
+    c: &Case,
+    native: &Outcome,
+    enforce: Option<&Outcome>,
+    audit: Option<&Outcome>,
+) -> Judged {
     let mut problems = Vec::new();
     let mut j = Judged {
         native: String::new(),
@@ -833,9 +941,20 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
         j.problems = problems;
         return j;
     }
-    j.native = if native_won { "works".into() } else { format!("FAILS ({})", native.code) };
+    j.native = if native_won {
+        "works".into()
+    } else {
+        format!("FAILS ({})", native.code)
+    };
     if !native_won {
-        problems.push((Mode::Native, format!("the attack does not work without ward (code {}): {}", native.code, last_line(&native.output))));
+        problems.push((
+            Mode::Native,
+            format!(
+                "the attack does not work without ward (code {}): {}",
+                native.code,
+                last_line(&native.output)
+            ),
+        ));
     }
     for (mode, o) in [(Mode::Enforce, enforce), (Mode::Audit, audit)] {
         let Some(o) = o else { continue };
@@ -844,12 +963,22 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
         if !o.bad_lines.is_empty() {
             bad.push(format!("unparsable event lines: {:?}", o.bad_lines));
         }
-        let hits: Vec<&Event> = o.events.iter().filter(|e| matches(w, c.evidence, o.parent, e)).collect();
-        let denied: Vec<&&Event> = hits.iter().filter(|e| e.decision.action == Action::Deny).collect();
+        let hits: Vec<&Event> = o
+            .events
+            .iter()
+            .filter(|e| matches(w, c.evidence, o.parent, e))
+            .collect();
+        let denied: Vec<&&Event> = hits
+            .iter()
+            .filter(|e| e.decision.action == Action::Deny)
+            .collect();
         match (c.expect, mode) {
             (Expect::Deny, Mode::Enforce) => {
                 if o.code == 0 {
-                    bad.push(format!("the attack WORKED under enforce: {}", last_line(&o.output)));
+                    bad.push(format!(
+                        "the attack WORKED under enforce: {}",
+                        last_line(&o.output)
+                    ));
                 }
                 if denied.is_empty() {
                     bad.push(format!(
@@ -859,7 +988,12 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
                 }
                 cell = if o.code != 0 && !denied.is_empty() {
                     let d = denied[0];
-                    let f = d.decision.filters.first().map(|f| f.filter.clone()).unwrap_or_else(|| format!("{:?}", d.decision.by));
+                    let f = d
+                        .decision
+                        .filters
+                        .first()
+                        .map(|f| f.filter.clone())
+                        .unwrap_or_else(|| format!("{:?}", d.decision.by));
                     format!("stopped ({} {})", d.op.syscall, f)
                 } else if o.code == 0 {
                     "ESCAPED".into()
@@ -876,20 +1010,45 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
                 }
             }
             (Expect::SeenAsExec, Mode::Enforce) => {
-                let execs: Vec<&&Event> = hits.iter().filter(|e| e.op.op_kind() == OpKind::ProcExec).collect();
+                let execs: Vec<&&Event> = hits
+                    .iter()
+                    .filter(|e| e.op.op_kind() == OpKind::ProcExec)
+                    .collect();
                 if !denied.is_empty() && o.code != 0 {
                     cell = "denied".into();
-                } else if let Some(e) = execs.iter().find(|e| path_str(&e.op.path).starts_with("/memfd:")) {
-                    cell = format!("judged: {}, recorded as exec of {}", if e.decision.action == Action::Deny { "deny" } else { "allow" }, path_str(&e.op.path));
+                } else if let Some(e) = execs
+                    .iter()
+                    .find(|e| path_str(&e.op.path).starts_with("/memfd:"))
+                {
+                    cell = format!(
+                        "judged: {}, recorded as exec of {}",
+                        if e.decision.action == Action::Deny {
+                            "deny"
+                        } else {
+                            "allow"
+                        },
+                        path_str(&e.op.path)
+                    );
                 } else {
-                    bad.push(format!("not seen as an exec of a memfd: {:?}", hits.iter().map(|e| describe(e)).collect::<Vec<_>>()));
+                    bad.push(format!(
+                        "not seen as an exec of a memfd: {:?}",
+                        hits.iter().map(|e| describe(e)).collect::<Vec<_>>()
+                    ));
                     cell = "NOT SEEN".into();
                 }
             }
             (Expect::KilledByFilter, _) => {
                 if o.code != 128 + libc::SIGSYS {
-                    bad.push(format!("expected death by SIGSYS in the filter, got code {}: {}", o.code, last_line(&o.output)));
-                    cell = if o.code == 0 { "ESCAPED".into() } else { format!("code {}", o.code) };
+                    bad.push(format!(
+                        "expected death by SIGSYS in the filter, got code {}: {}",
+                        o.code,
+                        last_line(&o.output)
+                    ));
+                    cell = if o.code == 0 {
+                        "ESCAPED".into()
+                    } else {
+                        format!("code {}", o.code)
+                    };
                 } else {
                     cell = "killed (SIGSYS)".into();
                 }
@@ -900,23 +1059,37 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
                     cell = "no daemon".into();
                 }
                 Some((pid, up)) => {
-                    let reaped = o.events.iter().any(|e| e.op.op_kind() == OpKind::ProcReap && e.op.target_pid == Some(pid));
+                    let reaped = o.events.iter().any(|e| {
+                        e.op.op_kind() == OpKind::ProcReap && e.op.target_pid == Some(pid)
+                    });
                     if up {
                         bad.push(format!("the daemon {pid} outlived the session"));
                     }
                     if !reaped {
                         bad.push(format!("no proc.reap event names the daemon {pid}"));
                     }
-                    cell = if !up && reaped { "reaped (proc.reap)".into() } else if up { "OUTLIVED".into() } else { "gone, no event".into() };
+                    cell = if !up && reaped {
+                        "reaped (proc.reap)".into()
+                    } else if up {
+                        "OUTLIVED".into()
+                    } else {
+                        "gone, no event".into()
+                    };
                 }
             },
             (Expect::Deny, Mode::Native) | (Expect::SeenAsExec, Mode::Native) => unreachable!(),
             (Expect::FailClosed, _) => {
                 if o.code == 0 {
-                    bad.push(format!("the tree went on unchecked after ward died: {}", last_line(&o.output)));
+                    bad.push(format!(
+                        "the tree went on unchecked after ward died: {}",
+                        last_line(&o.output)
+                    ));
                     cell = "ESCAPED".into();
                 } else {
-                    cell = format!("fail-closed ({})", last_line(&o.output).chars().take(40).collect::<String>());
+                    cell = format!(
+                        "fail-closed ({})",
+                        last_line(&o.output).chars().take(40).collect::<String>()
+                    );
                 }
             }
         }
@@ -934,7 +1107,14 @@ fn judge(w: &World, c: &Case, native: &Outcome, enforce: Option<&Outcome>, audit
 
 fn table(rows: &[(String, String, String, String, String, String)]) -> String {
     let heads = ("case", "category", "native", "enforce", "audit", "verdict");
-    let mut wdt = [heads.0.len(), heads.1.len(), heads.2.len(), heads.3.len(), heads.4.len(), heads.5.len()];
+    let mut wdt = [
+        heads.0.len(),
+        heads.1.len(),
+        heads.2.len(),
+        heads.3.len(),
+        heads.4.len(),
+        heads.5.len(),
+    ];
     for r in rows {
         for (i, v) in [&r.0, &r.1, &r.2, &r.3, &r.4, &r.5].iter().enumerate() {
             wdt[i] = wdt[i].max(v.chars().count());
@@ -947,9 +1127,17 @@ fn table(rows: &[(String, String, String, String, String, String)]) -> String {
         }
         out.push_str("|\n");
     };
-    line(&mut out, [heads.0, heads.1, heads.2, heads.3, heads.4, heads.5]);
+    line(
+        &mut out,
+        [heads.0, heads.1, heads.2, heads.3, heads.4, heads.5],
+    );
     let dashes: Vec<String> = wdt.iter().map(|n| "-".repeat(*n)).collect();
-    line(&mut out, [&dashes[0], &dashes[1], &dashes[2], &dashes[3], &dashes[4], &dashes[5]]);
+    line(
+        &mut out,
+        [
+            &dashes[0], &dashes[1], &dashes[2], &dashes[3], &dashes[4], &dashes[5],
+        ],
+    );
     for r in rows {
         line(&mut out, [&r.0, &r.1, &r.2, &r.3, &r.4, &r.5]);
     }
@@ -961,7 +1149,10 @@ fn selected() -> Vec<&'static Case> {
     let only = std::env::var("ESCAPE_ONLY").ok();
     CASES
         .iter()
-        .filter(|c| only.as_deref().is_none_or(|o| o.split(',').any(|n| n == c.name)))
+        .filter(|c| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|n| n == c.name))
+        })
         .collect()
 }
 
@@ -978,9 +1169,15 @@ fn escape_suite() {
     // Every case in the directory is in the table and the other way round.
     let on_disk: std::collections::BTreeSet<String> = std::fs::read_dir(escape_dir().join("cases"))
         .unwrap()
-        .filter_map(|e| e.ok()?.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter_map(|e| {
+            e.ok()?
+                .path()
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
         .collect();
-    let listed: std::collections::BTreeSet<String> = CASES.iter().map(|c| c.name.to_string()).collect();
+    let listed: std::collections::BTreeSet<String> =
+        CASES.iter().map(|c| c.name.to_string()).collect();
     assert_eq!(on_disk, listed, "tests/escape/cases and CASES disagree");
     assert!(CASES.len() >= 30);
 
@@ -996,18 +1193,27 @@ fn escape_suite() {
         let (enforce, audit) = if native.code == 77 {
             (None, None)
         } else {
-            (Some(run(&w, c, Mode::Enforce)), Some(run(&w, c, Mode::Audit)))
+            (
+                Some(run(&w, c, Mode::Enforce)),
+                Some(run(&w, c, Mode::Audit)),
+            )
         };
         let j = judge(&w, c, &native, enforce.as_ref(), audit.as_ref());
         // Before the policy is wired into `ward exec` (it arrives with `--sandbox`), the policy's
         // enforce-mode denials cannot happen: those cases are reported as pending, not passed.
-        let pending = c.policy && !w.policy_wired() && j.problems.iter().any(|(m, _)| *m == Mode::Enforce);
-        let (excused, real): (Vec<&(Mode, String)>, Vec<&(Mode, String)>) = j
+        let pending =
+            c.policy && !w.policy_wired() && j.problems.iter().any(|(m, _)| *m == Mode::Enforce);
+        type Problems<'a> = Vec<&'a (Mode, String)>;
+        let (excused, real): (Problems, Problems) = j
             .problems
             .iter()
             .filter(|(m, _)| !(pending && *m == Mode::Enforce))
             .partition(|(m, _)| c.known_hole.is_some_and(|(modes, _)| modes.contains(m)));
-        let fmt = |ps: &[&(Mode, String)]| ps.iter().map(|(m, p)| format!("{}: {p}", m.as_str())).collect::<Vec<_>>();
+        let fmt = |ps: &[&(Mode, String)]| {
+            ps.iter()
+                .map(|(m, p)| format!("{}: {p}", m.as_str()))
+                .collect::<Vec<_>>()
+        };
         let verdict = if let Some(why) = &j.not_applicable {
             na.insert(c.name, why.clone());
             "n/a".to_string()
@@ -1016,13 +1222,28 @@ fn escape_suite() {
             for p in fmt(&real) {
                 let _ = writeln!(detail, "    - {p}");
             }
-            for (m, o) in [("native", Some(&native)), ("enforce", enforce.as_ref()), ("audit", audit.as_ref())] {
+            for (m, o) in [
+                ("native", Some(&native)),
+                ("enforce", enforce.as_ref()),
+                ("audit", audit.as_ref()),
+            ] {
                 if let Some(o) = o {
-                    let _ = writeln!(detail, "    {m}: code {} (top {}), said: {}", o.code, o.top, last_line(&o.output));
+                    let _ = writeln!(
+                        detail,
+                        "    {m}: code {} (top {}), said: {}",
+                        o.code,
+                        o.top,
+                        last_line(&o.output)
+                    );
                 }
             }
             if let Some(o) = enforce.as_ref() {
-                for e in o.events.iter().filter(|e| e.decision.action == Action::Deny).take(5) {
+                for e in o
+                    .events
+                    .iter()
+                    .filter(|e| e.decision.action == Action::Deny)
+                    .take(5)
+                {
                     let _ = writeln!(detail, "    enforce deny event: {}", describe(e));
                 }
             }
@@ -1032,7 +1253,12 @@ fn escape_suite() {
             pend.push(c.name);
             "PENDING (policy)".into()
         } else if let (false, Some((_, why))) = (excused.is_empty(), c.known_hole) {
-            holes.push(format!("{}: {}\n    seen: {}", c.name, why, fmt(&excused).join("; ")));
+            holes.push(format!(
+                "{}: {}\n    seen: {}",
+                c.name,
+                why,
+                fmt(&excused).join("; ")
+            ));
             "KNOWN HOLE".into()
         } else if c.known_hole.is_some() {
             fixed.push(c.name.to_string());
@@ -1044,9 +1270,21 @@ fn escape_suite() {
         if c.policy {
             name.push_str(" (policy)");
         }
-        rows.push((name, c.category.to_string(), j.native, j.enforce, j.audit, verdict));
+        rows.push((
+            name,
+            c.category.to_string(),
+            j.native,
+            j.enforce,
+            j.audit,
+            verdict,
+        ));
     }
-    println!("\nward escape suite ({} cases, {:.1}s; `--sandbox off`: {})\n", rows.len(), t0.elapsed().as_secs_f64(), w.sandbox_flag);
+    println!(
+        "\nward escape suite ({} cases, {:.1}s; `--sandbox off`: {})\n",
+        rows.len(),
+        t0.elapsed().as_secs_f64(),
+        w.sandbox_flag
+    );
     println!("{}", table(&rows));
     for (n, why) in &na {
         println!("n/a {n}: {why}");
@@ -1065,7 +1303,12 @@ fn escape_suite() {
     for f in &fixed {
         println!("{f}: marked as a known hole but behaved: remove the mark in CASES");
     }
-    assert!(failures.is_empty(), "{} escape case(s) did not behave:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} escape case(s) did not behave:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1081,7 +1324,10 @@ struct RaceCount {
 }
 
 fn parse_race(out: &str) -> RaceCount {
-    let line = out.lines().find(|l| l.starts_with("tries=")).unwrap_or_else(|| panic!("racer said: {out}"));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("tries="))
+        .unwrap_or_else(|| panic!("racer said: {out}"));
     let v: BTreeMap<&str, u64> = line
         .split_whitespace()
         .filter_map(|kv| kv.split_once('='))
@@ -1117,7 +1363,10 @@ fn race_acceptance() {
         "race natively: {} tries, secret read {} times, first at try {}",
         native.tries, native.secret, native.first_win
     );
-    assert!(native.secret > 0 && native.first_win <= 20, "natively the race must win within 20 tries");
+    assert!(
+        native.secret > 0 && native.first_win <= 20,
+        "natively the race must win within 20 tries"
+    );
 
     // Under ward: never in 20,000.
     let events_path = w.out.join("race.enforce.jsonl");
@@ -1126,7 +1375,11 @@ fn race_acceptance() {
     if w.sandbox_flag {
         cmd.args(["--sandbox", "off"]);
     }
-    cmd.arg("--events").arg(&events_path).arg("--").arg(&racer).arg("20000");
+    cmd.arg("--events")
+        .arg(&events_path)
+        .arg("--")
+        .arg(&racer)
+        .arg("20000");
     w.env(&mut cmd, &w.out.join("race.enforce.result"));
     cmd.process_group(0);
     let t0 = Instant::now();
@@ -1139,8 +1392,14 @@ fn race_acceptance() {
         .map(|l| Event::from_json(l).unwrap())
         .collect();
     let secret = w.secret.to_string_lossy();
-    let on_secret: Vec<&Event> = events.iter().filter(|e| e.op.op_kind() == OpKind::FileRead && path_str(&e.op.path) == secret).collect();
-    let denied_events = on_secret.iter().filter(|e| e.decision.action == Action::Deny).count() as u64;
+    let on_secret: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.op.op_kind() == OpKind::FileRead && path_str(&e.op.path) == secret)
+        .collect();
+    let denied_events = on_secret
+        .iter()
+        .filter(|e| e.decision.action == Action::Deny)
+        .count() as u64;
     let allowed_events = on_secret.len() as u64 - denied_events;
     println!(
         "race under ward --mode enforce: {} tries in {:.1}s: harmless {}, secret {}, denied {} (deny events {}, allowed opens of the key {}), other {}",
@@ -1154,15 +1413,27 @@ fn race_acceptance() {
         under.other
     );
     assert_eq!(under.tries, 20_000);
-    assert!(under.harmless > 0, "the workspace file never opened: ward broke the harmless case");
+    assert!(
+        under.harmless > 0,
+        "the workspace file never opened: ward broke the harmless case"
+    );
     if !w.policy_wired() {
         println!("PENDING: the policy is not wired into this `ward exec` (no --sandbox flag): the key is not denied yet");
         return;
     }
     assert_eq!(under.secret, 0, "the race read the secret under ward");
     assert_eq!(allowed_events, 0, "an open of the key was allowed");
-    assert!(under.denied > 0, "the flip never reached the key: the race was not run");
-    assert!(under.harmless > 0, "the workspace file never opened: ward broke the harmless case");
-    assert_eq!(denied_events, under.denied, "every denial is recorded, once");
+    assert!(
+        under.denied > 0,
+        "the flip never reached the key: the race was not run"
+    );
+    assert!(
+        under.harmless > 0,
+        "the workspace file never opened: ward broke the harmless case"
+    );
+    assert_eq!(
+        denied_events, under.denied,
+        "every denial is recorded, once"
+    );
     assert!(took < Duration::from_secs(60), "20,000 tries took {took:?}");
 }
