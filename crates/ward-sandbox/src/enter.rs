@@ -230,3 +230,18 @@ pub fn seal(plan: &SandboxPlan) -> Result<(), SandboxError> {
         .map_err(|e| SandboxError::Wall(format!("install the filter: {e}")))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_signals_are_not_forwarded_but_sent_ones_are() {
+        // Terminal keys arrive as SI_KERNEL at every process of the foreground group; the
+        // command gets its own copy, so P1 and C must not add theirs.
+        assert!(!from_a_process(sys::SI_KERNEL));
+        assert!(from_a_process(0)); // SI_USER: kill(2)
+        assert!(from_a_process(-6)); // SI_TKILL: tgkill(2)
+        assert!(from_a_process(-1)); // SI_QUEUE: sigqueue(3)
+    }
+}

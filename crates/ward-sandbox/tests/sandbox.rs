@@ -1194,6 +1194,67 @@ echo started"#
 }
 
 #[test]
+fn ctrl_c_from_the_terminal_reaches_the_command() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIPPED: ctrl_c_from_the_terminal_reaches_the_command needs `script` (bsdutils)"
+        );
+        return;
+    }
+    for user in users() {
+        let env = Env::new(&user);
+        let plan = env.plan("workspace-write", false);
+        let probe = probe();
+        // In a fresh pty: ^C typed on the terminal reaches the command (same process group,
+        // no setsid). That the monitor and init do not forward it a second time is checked
+        // by `enter`'s unit test (a shell cannot tell coalesced signals apart).
+        let counter = env.base.join("count-ints.sh");
+        std::fs::write(
+            &counter,
+            "n=0\ntrap 'n=$((n+1))' INT\necho ready\nread x\necho ints=$n\nexit 3\n",
+        )
+        .unwrap();
+        std::os::unix::fs::chown(&counter, Some(user.uid), Some(user.gid)).unwrap();
+        let inner = format!(
+            "exec {} {} -- /bin/sh {}",
+            probe.display(),
+            plan.display(),
+            counter.display()
+        );
+        let mut child = env
+            .command(&["script", "-qec", &inner, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            let mut line = String::new();
+            while r.read_line(&mut line).unwrap_or(0) > 0 {
+                let _ = tx.send(std::mem::take(&mut line));
+            }
+        });
+        let wait_for = |what: &str| loop {
+            let line = rx
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .expect("no output");
+            if line.contains(what) {
+                return line;
+            }
+        };
+        wait_for("ready");
+        stdin.write_all(b"\x03").unwrap();
+        stdin.write_all(b"go\n").unwrap();
+        let line = wait_for("ints=");
+        assert_eq!(line.trim(), "ints=1", "as {}", user.name);
+        assert_eq!(child.wait().unwrap().code(), Some(3), "as {}", user.name);
+    }
+}
+
+#[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
     eprintln!("{}", r.to_text());
