@@ -374,7 +374,7 @@ pub fn analyze(s: &Session, opts: &Options) -> SessionReport {
     let mut sum = Summary::default();
     let mut pids = BTreeSet::new();
     let mut execs: BTreeMap<&[u8], u64> = BTreeMap::new();
-    let mut sens: BTreeMap<(String, Class), (u64, u64, BTreeSet<i32>, BTreeSet<String>)> = BTreeMap::new();
+    let mut sens: BTreeMap<(String, Class), SensitiveTally> = BTreeMap::new();
     let mut env = EnvironSweep::default();
     let mut env_pids = BTreeSet::new();
     let mut env_ok_pids = BTreeSet::new();
@@ -669,6 +669,9 @@ pub fn analyze(s: &Session, opts: &Options) -> SessionReport {
         import: s.import.clone(),
     }
 }
+
+/// Opens, successes, target PIDs and executables of one sensitive path.
+type SensitiveTally = (u64, u64, BTreeSet<i32>, BTreeSet<String>);
 
 /// For a path inside a `.git` directory, the directory holding that `.git`.
 fn git_dir_owner(path: &[u8]) -> Option<&[u8]> {

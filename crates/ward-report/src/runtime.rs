@@ -36,7 +36,10 @@ pub struct RuntimeDirs {
 
 /// Agents the built-in table knows, with the markers that identify them in an exec's path or
 /// arguments, and their rules `(name, pattern)`.
-const BUILTIN: &[(&str, &[&str], &[(&str, &str)])] = &[
+/// `(agent, markers, [(rule, pattern)])`.
+type AgentTable = &'static [(&'static str, &'static [&'static str], &'static [(&'static str, &'static str)])];
+
+const BUILTIN: AgentTable = &[
     (
         "claude-code",
         &["claude", "@anthropic-ai/claude-code"],

@@ -175,7 +175,7 @@ fn audit_store_sessions_report_side_by_side() {
         "report",
         "--db",
         db,
-        &s["id"].as_str().unwrap()[..],
+        s["id"].as_str().unwrap(),
         "--last",
         "--format",
         "json",

@@ -219,7 +219,7 @@ fn parse_time(tok: &str) -> Option<u64> {
         return None;
     }
     let sec: u64 = sec.parse().ok()?;
-    Some(sec.checked_mul(1_000_000_000)?.checked_add(frac_nanos(frac)?)?)
+    sec.checked_mul(1_000_000_000)?.checked_add(frac_nanos(frac)?)
 }
 
 fn frac_nanos(frac: &str) -> Option<u64> {
