@@ -705,6 +705,23 @@ fn alive(pid: i32) -> bool {
     }
 }
 
+/// Whether a process of this case (or its witness) is still running.
+fn case_running(bin: &Path) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    dir.flatten().any(|e| {
+        e.file_name()
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && std::fs::read_link(e.path().join("exe")).is_ok_and(|x| x == bin)
+            && e.file_name()
+                .to_str()
+                .and_then(|n| n.parse().ok())
+                .is_some_and(alive)
+    })
+}
+
 fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
     w.restore();
     let tag = format!("{}.{}", c.name, mode.as_str());
@@ -771,7 +788,8 @@ fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
                     break line.trim().parse().unwrap_or(-1);
                 }
             }
-            if Instant::now() > deadline {
+            let settled = Instant::now() > deadline - Duration::from_millis(3500);
+            if Instant::now() > deadline || (settled && !case_running(&case_bin)) {
                 break -2; // no word: it died or hung (fail-closed)
             }
             std::thread::sleep(Duration::from_millis(10));
