@@ -9,6 +9,25 @@ fn cell(s: &str) -> String {
     s.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
+/// Running text (a list item): Markdown's special characters escaped, so `/proc/<pid>/…` is not
+/// taken for an HTML tag nor `__x__` for emphasis.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '*' | '_' | '[' | ']' | '`' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A path or address in a code span (with a `|` escaped, which GitHub honours in tables).
 fn code(s: &str) -> String {
     let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
@@ -83,7 +102,7 @@ pub fn render_markdown(r: &Report, opts: &RenderOptions) -> String {
             let _ = writeln!(out, "Nothing stands out.");
         }
         for f in &s.findings {
-            let _ = writeln!(out, "- {}", cell(&f.text));
+            let _ = writeln!(out, "- {}", text(&f.text));
             for (i, e) in f.evidence.iter().enumerate() {
                 if i == opts.max_items {
                     let _ = writeln!(out, "  - … and {} more", f.evidence.len() - opts.max_items);
@@ -125,9 +144,21 @@ pub fn render_markdown(r: &Report, opts: &RenderOptions) -> String {
                 thousands(imp.not_understood)
             );
             for p in &imp.problems {
-                let _ = writeln!(out, "- line {}: {} ({})", p.line, code(&p.text), cell(&p.reason));
+                let _ = writeln!(out, "- line {}: {} ({})", p.line, code(&p.text), text(&p.reason));
             }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_text_is_escaped_for_github() {
+        assert_eq!(text("/proc/<pid>/environ of __x__ *y*"), "/proc/&lt;pid&gt;/environ of \\_\\_x\\_\\_ \\*y\\*");
+        assert_eq!(cell("a|b"), "a\\|b");
+        assert_eq!(code("a`b"), "`` a`b ``");
+    }
 }
