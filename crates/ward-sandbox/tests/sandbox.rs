@@ -1255,6 +1255,49 @@ fn ctrl_c_from_the_terminal_reaches_the_command() {
 }
 
 #[test]
+fn unavailable_namespaces_are_explained_and_landlock_only_still_works() {
+    for user in users() {
+        let env = Env::new(&user);
+        let probe = probe();
+        // Inside a user namespace of our own, user.max_user_namespaces = 0 forbids nested ones:
+        // the host's setting stays untouched.
+        let run = |mode: &str| {
+            let plan = env.plan(mode, false);
+            let inner = format!(
+                "echo 0 > /proc/sys/user/max_user_namespaces && exec {} {} -- /bin/sh -c 'echo x > \"$P/made\" && echo wrote'",
+                probe.display(),
+                plan.display()
+            );
+            env.command(&["unshare", "-U", "-r", "/bin/sh", "-c", &inner])
+                .output()
+                .unwrap()
+        };
+        let out = run("workspace-write");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(125),
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
+        assert!(
+            err.contains("user.max_user_namespaces=15000")
+                && err.contains("--sandbox landlock-only"),
+            "{err}"
+        );
+        let out = run("landlock-only");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "wrote\n",
+            "as {}:\n{}",
+            user.name,
+            text(&out)
+        );
+    }
+}
+
+#[test]
 fn check_reports_what_this_machine_supports() {
     let r = ward_sandbox::check();
     eprintln!("{}", r.to_text());
