@@ -321,6 +321,15 @@ const CASES: &[Case] = &[
          as sigio_outside (trap F_SETOWN/F_SETOWN_EX/FIOSETOWN/SIOCSPGRP, refuse ward's pid and \
          process group and pids outside the tree)",
     ),
+    hole(
+        parent_attack(case("prlimit_ward", WARD, Evidence::Syscall("prlimit64"))),
+        BOTH,
+        "prlimit64 is not trapped: the tree sets ward's RLIMIT_FSIZE to 0 and ward dies of SIGXFSZ \
+         at its next write to the audit trail (enforce mode too; the tree is then fail-closed, \
+         the record ends). RLIMIT_NOFILE, RLIMIT_CPU and RLIMIT_AS work the same way. Fix: trap \
+         prlimit64 with a non-zero pid and a new limit (args 0 and 2) and refuse it for any \
+         process outside the tree; setrlimit on itself is fine",
+    ),
     case("ptrace_ward", WARD, Evidence::AtWard("ptrace")),
     hole(case("proc_ward_mem", WARD, Evidence::WardProc), BOTH, WARD_PROC_REDIRECT),
     hole(case("proc_ward_environ", WARD, Evidence::WardProc), BOTH, WARD_PROC_REDIRECT),
@@ -1015,6 +1024,8 @@ fn judge(
                     format!("stopped ({} {})", d.op.syscall, f)
                 } else if o.code == 0 {
                     "ESCAPED".into()
+                } else if o.code == -2 && o.top > 128 {
+                    format!("WARD KILLED (signal {})", o.top - 128)
                 } else {
                     format!("failed, no deny ({})", o.code)
                 };
