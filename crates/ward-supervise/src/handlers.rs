@@ -310,14 +310,50 @@ impl<'a> Ctx<'a> {
     /// Resolves `path` (relative to `dirfd`) to an `O_PATH` descriptor of the object it names,
     /// handling `/proc/self` and magic links. Returns the descriptor and its resolved path.
     fn probe(&self, dirfd: i32, path: &[u8], follow: bool, extra_flags: u64, resolve: u64) -> Result<(OwnedFd, Vec<u8>), i32> {
+        let o_flags = libc::O_PATH as u64 | extra_flags | if follow { 0 } else { libc::O_NOFOLLOW as u64 };
+        self.probe_with(dirfd, path, o_flags, resolve)
+    }
+
+    /// The absolute path of the caller's cwd (`AT_FDCWD`) or directory descriptor, when it has
+    /// one (not deleted, not a pipe or socket).
+    fn dir_path(&self, dirfd: i32) -> Option<Vec<u8>> {
+        let link = if dirfd == libc::AT_FDCWD {
+            format!("/proc/{}/cwd", self.n.tid)
+        } else if dirfd >= 0 {
+            format!("/proc/{}/fd/{}", self.n.tid, dirfd)
+        } else {
+            return None;
+        };
+        let p = PathBytes::from(std::fs::read_link(link).ok()?).into_bytes();
+        (p.starts_with(b"/") && !p.ends_with(b" (deleted)")).then_some(p)
+    }
+
+    /// Opens `path` (relative to `dirfd`) with `o_flags` the way the kernel would resolve it
+    /// for the caller, and returns the descriptor with its resolved absolute path.
+    ///
+    /// Fast path: the path is made absolute textually (from the caller's cwd or dirfd) and
+    /// opened with `RESOLVE_NO_SYMLINKS` inside the tree's root; if no symlink is on the way,
+    /// the resolved path is the lexical one. Otherwise the general path follows symlinks,
+    /// reads the result back from the descriptor, maps `/proc/self` and follows magic links
+    /// of the tree's own processes.
+    fn probe_with(&self, dirfd: i32, path: &[u8], o_flags: u64, resolve: u64) -> Result<(OwnedFd, Vec<u8>), i32> {
         let (pid_ns, tid_ns) = self.ns_pid();
-        let mut path = path.to_vec();
-        if path.starts_with(b"/") {
-            if let Some(p) = pathutil::rewrite_self(&path, pid_ns, tid_ns) {
-                path = p;
+        let mut abs = if path.starts_with(b"/") {
+            Some(path.to_vec())
+        } else {
+            self.dir_path(dirfd).map(|d| pathutil::join(&d, path))
+        };
+        if let Some(a) = abs.as_mut() {
+            if let Some(p) = pathutil::rewrite_self(a, pid_ns, tid_ns) {
+                *a = p;
+            }
+            match self.open_from(&Base::Root, a, o_flags, 0, resolve | libc::RESOLVE_NO_SYMLINKS) {
+                Ok(fd) => return Ok((fd, pathutil::normalize(a))),
+                Err(libc::ELOOP) => {}
+                Err(e) => return Err(e),
             }
         }
-        let o_flags = libc::O_PATH as u64 | extra_flags | if follow { 0 } else { libc::O_NOFOLLOW as u64 };
+        let mut path = abs.unwrap_or_else(|| path.to_vec());
         for _attempt in 0..2 {
             let base = self.base_for(dirfd, &path)?;
             match self.open_from(&base, &path, o_flags, 0, resolve) {
@@ -347,6 +383,16 @@ impl<'a> Ctx<'a> {
         Err(libc::ELOOP)
     }
 
+    /// The caller's umask now (`umask()` is not trapped, so it is read when a call creates
+    /// something, never cached).
+    fn current_umask(&self) -> u32 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.n.tid))
+            .ok()
+            .and_then(|t| crate::proctable::parse_status(&t))
+            .map(|s| s.umask)
+            .unwrap_or(0o022)
+    }
+
     fn is_ward_pid(&self, pid: i32) -> bool {
         if self.sh.own_pid_ns {
             return false;
@@ -373,11 +419,14 @@ impl<'a> Ctx<'a> {
         } else {
             libc::AT_FDCWD
         };
-        let fd = sys::openat(dirfd, &c, libc::O_PATH | libc::O_CLOEXEC, 0).map_err(|e| errno_of(&e))?;
         if m.rest.is_empty() {
+            // The magic link itself: open what it points at with the caller's flags (the
+            // kernel re-opens the file, as it would for the caller).
+            let fd = sys::openat(dirfd, &c, o_flags as i32 | libc::O_CLOEXEC, 0).map_err(|e| errno_of(&e))?;
             let resolved = fd_path(fd.as_fd());
             return Ok((fd, resolved));
         }
+        let fd = sys::openat(dirfd, &c, libc::O_PATH | libc::O_CLOEXEC, 0).map_err(|e| errno_of(&e))?;
         let c = cstr(&m.rest)?;
         let res = resolve | libc::RESOLVE_NO_MAGICLINKS | if m.is_root { libc::RESOLVE_IN_ROOT } else { 0 };
         let fd = sys::openat2(fd.as_fd(), &c, o_flags | libc::O_CLOEXEC as u64, 0, res).map_err(|e| errno_of(&e))?;
@@ -446,6 +495,47 @@ impl<'a> Ctx<'a> {
             // O_TMPFILE names the directory the unnamed file goes in.
             return self.open_tmpfile(actor, op, dirfd, path, flags, mode, resolve);
         }
+        if !creating && fl & (libc::O_TRUNC | libc::O_PATH) == 0 {
+            // Opening an existing file without O_CREAT/O_TRUNC changes nothing: open it for
+            // real (non-blocking, so a FIFO cannot stall the worker), then check what was
+            // opened; a denial just closes it.
+            let nonblock = fl & libc::O_NONBLOCK != 0;
+            let oflags = (fl | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC) as u64;
+            match self.probe_with(dirfd, &path, oflags, resolve) {
+                Ok((fd, resolved)) => {
+                    op.path = Some(PathBytes::from(resolved.clone()));
+                    if let Some(h) = self.protect_ward(&actor, &op, &resolved) {
+                        return h;
+                    }
+                    let fifo = !nonblock
+                        && fl & libc::O_ACCMODE == libc::O_RDONLY
+                        && sys::fstat(fd.as_fd()).map(|st| st.st_mode & libc::S_IFMT == libc::S_IFIFO).unwrap_or(false);
+                    let cloexec = fl & libc::O_CLOEXEC != 0;
+                    if !fifo {
+                        if !nonblock {
+                            // Back to the flags the caller asked for (O_NONBLOCK off).
+                            let _ = sys::set_status_flags(fd.as_fd(), fl & !libc::O_NONBLOCK);
+                        }
+                        return op_handled(actor, op, Perform::Reply(Reply::InjectFd { fd, cloexec }));
+                    }
+                    // The read end of a FIFO: a blocking open returns once a writer comes. Hold
+                    // the (non-blocking) read end on a thread until a writer shows up — it
+                    // writes (POLLIN) or comes and goes (POLLHUP) — then hand it over blocking.
+                    let wait = move |_: &Shared| -> (Reply, Option<String>) {
+                        let _ = sys::poll_readable(&[fd.as_fd()], -1);
+                        let _ = sys::set_status_flags(fd.as_fd(), fl & !libc::O_NONBLOCK);
+                        (Reply::InjectFd { fd, cloexec }, None)
+                    };
+                    return op_handled(actor, op, Perform::Deferred(Box::new(wait)));
+                }
+                // A FIFO's write end without a reader: the general path opens it blocking.
+                Err(libc::ENXIO) if !nonblock => {}
+                Err(e) => {
+                    op.path = Some(PathBytes::from(self.textual_abs(dirfd, &path)));
+                    return fail(actor, op, e);
+                }
+            }
+        }
         match self.probe(dirfd, &path, follow, dir_flag, resolve) {
             Ok((probe, resolved)) => {
                 op.path = Some(PathBytes::from(resolved.clone()));
@@ -468,7 +558,11 @@ impl<'a> Ctx<'a> {
                 }
                 let cloexec = fl & libc::O_CLOEXEC != 0;
                 if fl & libc::O_PATH != 0 {
-                    return op_handled(actor, op, Perform::Reply(Reply::InjectFd { fd: probe, cloexec }));
+                    // The kernel cannot inject O_PATH descriptors (ADDFD takes only real files),
+                    // so the call is continued once checked. An O_PATH descriptor gives no
+                    // access to content: reading through it takes another (trapped) open.
+                    drop(probe);
+                    return op_handled(actor, op, Perform::Reply(Reply::Continue));
                 }
                 let reopen_flags = (fl & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_DIRECTORY))
                     | libc::O_CLOEXEC
@@ -555,7 +649,7 @@ impl<'a> Ctx<'a> {
             return h;
         }
         let cloexec = fl & libc::O_CLOEXEC != 0;
-        let umask = self.facts.map(|f| f.status.umask).unwrap_or(0o022);
+        let umask = self.current_umask();
         let perform = move |_: &Shared| -> (Reply, Option<String>) {
             let Ok(c) = CString::new(last) else {
                 return (Reply::Errno(libc::EINVAL), None);
@@ -585,7 +679,7 @@ impl<'a> Ctx<'a> {
                 op.path = Some(PathBytes::from(resolved));
                 let fl = flags as i32;
                 let cloexec = fl & libc::O_CLOEXEC != 0;
-                let umask = self.facts.map(|f| f.status.umask).unwrap_or(0o022);
+                let umask = self.current_umask();
                 let perform = move |_: &Shared| -> (Reply, Option<String>) {
                     let old = sys::set_umask(umask);
                     let r = sys::openat2(dir.as_fd(), c".", (fl | libc::O_CLOEXEC) as u64, mode, 0);
@@ -943,7 +1037,7 @@ impl<'a> Ctx<'a> {
                 let path = self.read_cstring(p)?;
                 let mut op = Operation::new(OpKind::FileCreate, name);
                 op.flags = Some(format!("{:#o}", mode & 0o7777));
-                let umask = self.facts.map(|f| f.status.umask).unwrap_or(0o022);
+                let umask = self.current_umask();
                 Ok(match self.probe_parent(dirfd, &path) {
                     Ok((dir, last, resolved)) => {
                         op.path = Some(PathBytes::from(resolved));

@@ -632,7 +632,7 @@ impl World {
     }
 
     /// The environment every run gets (native and under ward).
-    fn env(&self, cmd: &mut Command, result: &Path) {
+    fn env(&self, cmd: &mut Command, result: Option<&Path>) {
         cmd.env_clear()
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("LANG", "C")
@@ -647,10 +647,12 @@ impl World {
             .env("ESCAPE_VICTIM_FD", self.victim.fd.to_string())
             .env("ESCAPE_VICTIM_FLAG", &self.victim.flag)
             .env("ESCAPE_AGENT_SOCK", &self.agent.path)
-            .env("ESCAPE_RESULT", result)
             .env("ESCAPE_PARENT_TAG", "1")
             .current_dir(&self.work)
             .stdin(Stdio::null());
+        if let Some(r) = result {
+            cmd.env("ESCAPE_RESULT", r);
+        }
     }
 }
 
@@ -734,7 +736,9 @@ fn case_running(bin: &Path) -> bool {
 fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
     w.restore();
     let tag = format!("{}.{}", c.name, mode.as_str());
-    let result = w.out.join(format!("{tag}.result"));
+    // Inside the workspace: writing there is ordinary work for the policy.
+    let result = w.work.join("escape-results").join(format!("{tag}.result"));
+    let _ = std::fs::create_dir_all(result.parent().unwrap());
     let events_path = w.out.join(format!("{tag}.jsonl"));
     let log = w.out.join(format!("{tag}.log"));
     let _ = std::fs::remove_file(&result);
@@ -758,7 +762,7 @@ fn run(w: &World, c: &Case, mode: Mode) -> Outcome {
             cmd
         }
     };
-    w.env(&mut cmd, &result);
+    w.env(&mut cmd, c.needs.result_file.then_some(result.as_path()));
     if mode == Mode::Native {
         cmd.env("ESCAPE_NATIVE", "1");
     }
@@ -1385,7 +1389,7 @@ fn race_acceptance() {
     // Natively: within 20 tries.
     let mut cmd = Command::new(&racer);
     cmd.arg("20");
-    w.env(&mut cmd, &w.out.join("race.native.result"));
+    w.env(&mut cmd, None);
     let o = cmd.output().unwrap();
     let native = parse_race(&String::from_utf8_lossy(&o.stdout));
     println!(
@@ -1409,7 +1413,7 @@ fn race_acceptance() {
         .arg("--")
         .arg(&racer)
         .arg("20000");
-    w.env(&mut cmd, &w.out.join("race.enforce.result"));
+    w.env(&mut cmd, None);
     cmd.process_group(0);
     let t0 = Instant::now();
     let o = cmd.output().unwrap();

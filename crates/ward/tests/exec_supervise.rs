@@ -288,3 +288,40 @@ fn ctrl_c_reaches_the_program_and_ward_exits_130() {
     );
     assert_eq!(status, 130, "{screen}");
 }
+
+#[test]
+fn emulated_calls_behave_exactly_as_the_kernel_does() {
+    let script = fixtures().join("semantics.py");
+    let run = |under_ward: bool| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("w");
+        std::fs::create_dir(&work).unwrap();
+        let mut cmd = if under_ward {
+            let mut c = Command::new(ward());
+            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--", "python3"]);
+            c
+        } else {
+            Command::new("python3")
+        };
+        let out = cmd
+            .arg(&script)
+            .env("SEMANTICS_MARK", "1")
+            .current_dir(&work)
+            .stdin(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let native = run(false);
+    let supervised = run(true);
+    assert!(native.lines().count() > 40, "{native}");
+    let diff: Vec<String> = native
+        .lines()
+        .zip(supervised.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("native:   {a}\nunder ward: {b}"))
+        .collect();
+    assert!(diff.is_empty(), "{}", diff.join("\n"));
+    assert_eq!(native.lines().count(), supervised.lines().count());
+}

@@ -619,6 +619,13 @@ pub fn faccess_fd(fd: BorrowedFd<'_>, mode: i32) -> io::Result<()> {
     .map(drop)
 }
 
+/// Sets the file status flags of an open file description (`F_SETFL`: only `O_APPEND`,
+/// `O_ASYNC`, `O_DIRECT`, `O_NOATIME` and `O_NONBLOCK` are affected).
+pub fn set_status_flags(fd: BorrowedFd<'_>, flags: i32) -> io::Result<()> {
+    // SAFETY: integer arguments only.
+    cvt_int(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags) }).map(drop)
+}
+
 /// Reads a file descriptor's status flags (`F_GETFL`).
 pub fn fd_status_flags(fd: BorrowedFd<'_>) -> io::Result<i32> {
     // SAFETY: integer arguments only.

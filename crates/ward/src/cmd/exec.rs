@@ -58,6 +58,9 @@ pub struct InitArgs {}
 pub fn run(args: ExecArgs) -> anyhow::Result<u8> {
     // Before any thread exists: every thread must inherit the blocked relayed signals.
     ward_supervise::block_relayed_signals();
+    // A closed `--events -` pipe must not kill ward (and with it the tree): the writer sees
+    // EPIPE and reports it. `ward __init` restores the default for the command.
+    ward_supervise::sys::set_signal_ignored(libc::SIGPIPE, true);
     let start = Timestamp::now();
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let argv: Vec<PathBytes> = args.command.iter().map(|a| PathBytes::from(a.clone())).collect();
@@ -70,21 +73,28 @@ pub fn run(args: ExecArgs) -> anyhow::Result<u8> {
         Some(p) => p.clone(),
         None => paths::audit_db()?,
     };
-    let id = ward_audit::new_session_id(start);
+    let mut id = ward_audit::new_session_id(start);
     let mut meta = SessionMeta::new(id.clone(), start, argv.clone(), PathBytes::from(cwd.clone()));
     meta.mode = match enforcement {
         Enforcement::Audit => "audit".into(),
         Enforcement::Enforce => "enforce".into(),
     };
-    let jsonl: Option<Box<dyn std::io::Write + Send>> = match &args.events {
-        None => None,
-        Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stdout())),
-        Some(p) => Some(Box::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+    let jsonl = reopen_events(&args.events)?;
+    // Two sessions started in the same second may draw the same id: draw again.
+    let mut jsonl = jsonl;
+    let mut attempt = 0;
+    let writer = loop {
+        match Writer::start(&db, meta.clone(), jsonl.take()) {
+            Ok(w) => break w,
+            Err(ward_audit::AuditError::SessionExists(_)) if attempt < 8 => {
+                attempt += 1;
+                id = ward_audit::new_session_id(Timestamp::now());
+                meta.id = id.clone();
+                jsonl = reopen_events(&args.events)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
-    let writer = Writer::start(&db, meta, jsonl)
-        .with_context(|| format!("cannot open the audit store {}", db.display()))?;
 
     let env: Vec<PathBytes> = std::env::vars_os()
         .map(|(k, v)| {
@@ -154,4 +164,15 @@ pub fn run_init(_args: InitArgs) -> anyhow::Result<u8> {
     let err = ward_supervise::child::install_and_exec(pid, &argv, &env);
     eprintln!("ward: cannot start the supervised command: {err}");
     Ok(125)
+}
+
+/// The `--events` destination.
+fn reopen_events(events: &Option<PathBuf>) -> anyhow::Result<Option<Box<dyn std::io::Write + Send>>> {
+    Ok(match events {
+        None => None,
+        Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stdout())),
+        Some(p) => Some(Box::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+    })
 }
