@@ -124,14 +124,6 @@ const AUDIT_KILL: &str =
      event reaches the events file, the session's record ends there. Fix: refuse signals to ward \
      in every mode";
 
-/// Why /proc/<ward>/… is not denied by name.
-const WARD_PROC_REDIRECT: &str = "not a leak, but no denial: an open of /proc/<ward>/maps|mem|environ is silently \
-     REDIRECTED to the caller's own /proc/<caller>/… (probe_with maps any result under /proc/<ward> \
-     back to the caller, meant for /proc/self seen through a symlink), so the case reads itself, \
-     protect_ward never fires and the event names /proc/<caller>/…. Fix: only remap when the path \
-     the caller gave went through /proc/self or /proc/thread-self; a literal /proc/<ward> must \
-     reach protect_ward (the fast path in the uncommitted handlers.rs does resolve it lexically)";
-
 const PATHS: &str = "paths that lie";
 const SYSCALLS: &str = "syscalls that skip the filter";
 const OUTSIDE: &str = "reaching other processes";
@@ -216,7 +208,9 @@ const CASES: &[Case] = &[
         "fail-safe but wrong: ward resolves an absolute path passed with RESOLVE_IN_ROOT from the \
          tree's root instead of from the dirfd, so the call fails ENOENT even in audit mode and \
          is recorded as /.ssh/id_rsa: no deny event names the key. Fix: with RESOLVE_IN_ROOT (or \
-         RESOLVE_BENEATH) resolve from the dirfd, never from Base::Root",
+         RESOLVE_BENEATH) resolve from the dirfd, never from Base::Root (since e70c9fe the lexical fast \
+         path also adds RESOLVE_IN_ROOT to a caller's RESOLVE_BENEATH: openat2_beneath fails \
+         EINVAL even in audit mode)",
     ),
     secret("opath_reopen"),
     secret("proc_child_cwd"),
@@ -331,8 +325,8 @@ const CASES: &[Case] = &[
          process outside the tree; setrlimit on itself is fine",
     ),
     case("ptrace_ward", WARD, Evidence::AtWard("ptrace")),
-    hole(case("proc_ward_mem", WARD, Evidence::WardProc), BOTH, WARD_PROC_REDIRECT),
-    hole(case("proc_ward_environ", WARD, Evidence::WardProc), BOTH, WARD_PROC_REDIRECT),
+    case("proc_ward_mem", WARD, Evidence::WardProc),
+    case("proc_ward_environ", WARD, Evidence::WardProc),
     case("process_vm_readv_ward", WARD, Evidence::AtWard("process_vm_readv")),
     expect(case("daemon_outlive", WARD, Evidence::Nothing), Expect::Reaped),
     {
