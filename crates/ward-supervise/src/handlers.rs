@@ -1196,6 +1196,8 @@ impl<'a> Ctx<'a> {
             "tgkill" => (a(0) as i32, a(2) as i32),
             "rt_sigqueueinfo" => (a(0) as i32, a(1) as i32),
             "rt_tgsigqueueinfo" => (a(0) as i32, a(2) as i32),
+            // Setting limits of another process is as good as a signal to it; reading them is not.
+            "prlimit64" => (a(0) as i32, if a(2) != 0 { -1 } else { 0 }),
             _ => {
                 // pidfd_send_signal(pidfd, sig, …): the target's pid from the pidfd's fdinfo.
                 let info = std::fs::read_to_string(format!("/proc/{}/fdinfo/{}", self.n.tid, a(0) as i32)).unwrap_or_default();
@@ -1231,7 +1233,7 @@ impl<'a> Ctx<'a> {
             && !self.is_ward_pid(target)
             && !crate::proctable::descends_from(target, self.sh.root_pid)
             && !crate::proctable::descends_from(target, self.sh.ward_pid);
-        let deadly = matches!(sig, libc::SIGKILL | libc::SIGSTOP);
+        let deadly = matches!(sig, libc::SIGKILL | libc::SIGSTOP | -1);
         let verdict = if target == -1 {
             Some("a signal to every process would reach ward and the rest of the system")
         } else if reaches_ward && (target > 0 || deadly) {

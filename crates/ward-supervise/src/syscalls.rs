@@ -123,6 +123,7 @@ macro_rules! paste_nr {
     (clone) => { libc::SYS_clone as u32 };
     (clone3) => { libc::SYS_clone3 as u32 };
     (userfaultfd) => { libc::SYS_userfaultfd as u32 };
+    (prlimit64) => { libc::SYS_prlimit64 as u32 };
 }
 
 use Class::*;
@@ -168,6 +169,7 @@ pub const TRAPS: &[Trap] = &[
     trap!(pidfd_send_signal, Notify, Signal, "signals may only reach processes of the tree"),
     trap!(rt_sigqueueinfo, Notify, Signal, "signals may only reach processes of the tree"),
     trap!(rt_tgsigqueueinfo, Notify, Signal, "signals may only reach processes of the tree"),
+    trap!(prlimit64, NotifyIfArgNonZero(0), Signal, "another process's resource limits (RLIMIT_FSIZE=0 would end ward at its next write)"),
     trap!(io_uring_setup, Notify, Escape, "io_uring performs file and network operations in kernel context, out of ward's sight"),
     trap!(io_uring_enter, Notify, Escape, "io_uring"),
     trap!(io_uring_register, Notify, Escape, "io_uring"),
