@@ -25,7 +25,7 @@ fn exec(state: &Path, cwd: &Path, cmd: &[&str]) -> Run {
     let out = Command::new(ward())
         .env("XDG_STATE_HOME", state)
         .current_dir(cwd)
-        .args(["exec", "-q", "--mode", "audit", "--events"])
+        .args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--events"])
         .arg(&events_path)
         .arg("--")
         .args(cmd)
@@ -220,7 +220,7 @@ while True:
 "#;
     let mut child = Command::new(ward())
         .env("XDG_STATE_HOME", dir.path())
-        .args(["exec", "-q", "--", "python3", "-c", script])
+        .args(["exec", "-q", "--sandbox", "off", "--", "python3", "-c", script])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
@@ -298,7 +298,7 @@ fn emulated_calls_behave_exactly_as_the_kernel_does() {
         std::fs::create_dir(&work).unwrap();
         let mut cmd = if under_ward {
             let mut c = Command::new(ward());
-            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--", "python3"]);
+            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--", "python3"]);
             c
         } else {
             Command::new("python3")

@@ -151,7 +151,7 @@ fn ward_half(w: &Workload, port: u16, scratch: &Path) -> Option<Value> {
     reset_out(w);
     let events = scratch.join("events.jsonl");
     let out = Command::new(WARD)
-        .args(["exec", "--quiet", "--db"])
+        .args(["exec", "--quiet", "--mode", "audit", "--sandbox", "off", "--db"])
         .arg(scratch.join("audit.db"))
         .arg("--events")
         .arg(&events)

@@ -77,7 +77,7 @@ fn claude_startup_matches_strace_within_5_percent() {
         &home,
     );
     run(
-        &[WARD, "exec", "--quiet", "--db", db.to_str().unwrap(), "--events", events.to_str().unwrap(), "--"],
+        &[WARD, "exec", "--quiet", "--mode", "audit", "--sandbox", "off", "--db", db.to_str().unwrap(), "--events", events.to_str().unwrap(), "--"],
         &claude,
         &project,
         &home,
