@@ -147,6 +147,14 @@ pub fn proc_pid(path: &[u8]) -> Option<i32> {
     std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
 }
 
+/// Decodes the first 24 bytes of a `struct open_how` (openat2) as `(flags, mode, resolve)`,
+/// native-endian. `None` when fewer than 24 bytes are given. Bytes past the first 24 (a larger
+/// struct from a newer ABI) are not looked at.
+pub fn parse_open_how(bytes: &[u8]) -> Option<(u64, u64, u64)> {
+    let word = |i: usize| -> Option<u64> { Some(u64::from_ne_bytes(bytes.get(i * 8..i * 8 + 8)?.try_into().ok()?)) };
+    Some((word(0)?, word(1)?, word(2)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +207,19 @@ mod tests {
         assert_eq!(proc_pid(b"/proc/55/environ"), Some(55));
         assert_eq!(proc_pid(b"/proc/55"), Some(55));
         assert_eq!(proc_pid(b"/proc/sys/x"), None);
+    }
+
+    #[test]
+    fn parses_open_how() {
+        let mut how = Vec::new();
+        for w in [0o100101u64, 0o644, 0x08] {
+            how.extend_from_slice(&w.to_ne_bytes());
+        }
+        assert_eq!(parse_open_how(&how), Some((0o100101, 0o644, 0x08)));
+        how.extend_from_slice(&[0xff; 8]);
+        assert_eq!(parse_open_how(&how), Some((0o100101, 0o644, 0x08)));
+        for len in 0..24 {
+            assert_eq!(parse_open_how(&how[..len]), None);
+        }
     }
 }
