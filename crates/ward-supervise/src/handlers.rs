@@ -465,8 +465,8 @@ impl<'a> Ctx<'a> {
                     return Err(libc::EINVAL);
                 }
                 let how = self.read_bytes(self.arg(2), 24)?;
-                let w = |i: usize| u64::from_ne_bytes(how[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
-                (self.arg(0) as i32, self.arg(1), w(0), w(1), w(2))
+                let (flags, mode, resolve) = pathutil::parse_open_how(&how).ok_or(libc::EFAULT)?;
+                (self.arg(0) as i32, self.arg(1), flags, mode, resolve)
             }
         };
         let path = self.read_cstring(path_addr)?;
