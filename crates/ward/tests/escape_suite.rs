@@ -257,7 +257,17 @@ const CASES: &[Case] = &[
     builtin("seccomp_listener", SYSCALLS, "seccomp"),
     {
         // Without the policy the trigger open of the key is allowed, and the case wins anyway.
-        let mut c = case("fanotify_fd", SYSCALLS, Evidence::SecretOr("fanotify_init"));
+        let mut c = hole(
+            case("fanotify_fd", SYSCALLS, Evidence::SecretOr("fanotify_init")),
+            ENFORCE,
+            "the key leaks although its open is DENIED: fanotify_init is not trapped, the tree \
+             marks ~/.ssh/id_rsa by path (fanotify_mark resolves it in the kernel), and ward's \
+             one-step open (e70c9fe: an existing file is opened for real before the decision) \
+             raises FAN_OPEN, whose event carries a read-only descriptor of the key into the \
+             tree (the event names ward's pid). Needs CAP_SYS_ADMIN (root, --sandbox off; the \
+             sandbox drops it). Fix: trap fanotify_init as an escape call; and/or probe with \
+             O_PATH before the decision as before e70c9fe (O_PATH raises no FAN_OPEN)",
+        );
         c.policy = true;
         c
     },
@@ -1419,15 +1429,22 @@ fn race_acceptance() {
         .map(|l| Event::from_json(l).unwrap())
         .collect();
     let secret = w.secret.to_string_lossy();
-    let on_secret: Vec<&Event> = events
+    // A path torn mid-flip (half key, half workspace file) that lands under ~/.ssh is denied
+    // too: count every denial under ~/.ssh, and every allowed open of the key itself.
+    let ssh_dir = w.home.join(".ssh").to_string_lossy().into_owned();
+    let denied_events = events
+        .iter()
+        .filter(|e| e.op.op_kind() == OpKind::FileRead && e.decision.action == Action::Deny)
+        .filter(|e| {
+            let p = path_str(&e.op.path);
+            p == ssh_dir || p.starts_with(&format!("{ssh_dir}/"))
+        })
+        .count() as u64;
+    let allowed_events = events
         .iter()
         .filter(|e| e.op.op_kind() == OpKind::FileRead && path_str(&e.op.path) == secret)
-        .collect();
-    let denied_events = on_secret
-        .iter()
-        .filter(|e| e.decision.action == Action::Deny)
+        .filter(|e| e.decision.action == Action::Allow)
         .count() as u64;
-    let allowed_events = on_secret.len() as u64 - denied_events;
     println!(
         "race under ward --mode enforce: {} tries in {:.1}s: harmless {}, secret {}, denied {} (deny events {}, allowed opens of the key {}), other {}",
         under.tries,
