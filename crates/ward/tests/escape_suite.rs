@@ -330,12 +330,10 @@ const CASES: &[Case] = &[
     ),
     hole(
         parent_attack(case("prlimit_ward", WARD, Evidence::Syscall("prlimit64"))),
-        BOTH,
-        "prlimit64 is not trapped: the tree sets ward's RLIMIT_FSIZE to 0 and ward dies of SIGXFSZ \
-         at its next write to the audit trail (enforce mode too; the tree is then fail-closed, \
-         the record ends). RLIMIT_NOFILE, RLIMIT_CPU and RLIMIT_AS work the same way. Fix: trap \
-         prlimit64 with a non-zero pid and a new limit (args 0 and 2) and refuse it for any \
-         process outside the tree; setrlimit on itself is fine",
+        AUDIT,
+        "refused in enforce mode since f38ebc6; in audit mode prlimit64 on ward is let through like \
+         the signals (AUDIT_KILL): ward's RLIMIT_FSIZE drops to 0 and ward dies of SIGXFSZ at its \
+         next write to the audit trail, before the event is written. Fix: refuse it in every mode",
     ),
     case("ptrace_ward", WARD, Evidence::AtWard("ptrace")),
     case("proc_ward_mem", WARD, Evidence::WardProc),
