@@ -194,6 +194,15 @@ fn demo_shows_the_agent_like_behaviour() {
     }
     let o = ward(&["demo", "--format", "json"]);
     let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["sessions"][0]["label"], "audit");
+    assert_eq!(json["sessions"][1]["label"], "enforce");
+    // Enforce mode stops the planted token from being read.
+    let enforce = &json["sessions"][1];
+    let npmrc = enforce["sensitive"].as_array().unwrap().iter().find(|p| p["path"] == "~/.npmrc");
+    if let Some(p) = npmrc {
+        assert_eq!(p["succeeded"], 0, "{enforce:#}");
+        assert!(enforce["summary"]["denied"].as_u64().unwrap() >= 1, "{enforce:#}");
+    }
     let s = &json["sessions"][0];
     assert!(s["environ_sweep"]["attempted"].as_u64().unwrap() >= 1, "{s:#}");
     assert!(s["proc_census"]["distinct_pids"].as_u64().unwrap() >= 1, "{s:#}");

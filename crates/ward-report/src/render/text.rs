@@ -277,7 +277,7 @@ fn session_details(out: &mut String, s: &SessionReport, many: bool, width: usize
                 ]
             })
             .collect();
-        table(out, &["Seq".into(), "Operation".into(), "Target".into(), "Why".into()], &rows, 2, width, style);
+        table(out, &["Seq".into(), "Operation".into(), "Target".into(), "Why".into()], &rows, 3, width, style);
     }
 
     if let Some(imp) = &s.import {

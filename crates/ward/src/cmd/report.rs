@@ -256,6 +256,18 @@ fn load_audit_sessions(args: &ReportArgs, project: Option<&Path>, home: Option<&
 // ---------------------------------------------------------------------------------------------
 // ward demo
 
+/// Which runs the demo makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum DemoMode {
+    /// Audit (what the agent does) and enforce (what ward stops), side by side.
+    #[default]
+    Both,
+    /// Audit mode only: everything allowed and recorded.
+    Audit,
+    /// Enforce mode only: the profile's denials applied.
+    Enforce,
+}
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Output format of the report.
@@ -264,9 +276,9 @@ pub struct DemoArgs {
     /// When to colour text output (`NO_COLOR` is honoured).
     #[arg(long, value_enum, default_value_t)]
     pub color: ColorChoice,
-    /// Run the scenario in enforce mode, so the report also shows what ward denied.
-    #[arg(long)]
-    pub enforce: bool,
+    /// Run the scenario in audit mode, enforce mode, or both (one column each).
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: DemoMode,
     /// Keep the throwaway home and project (their path is printed) instead of deleting them.
     #[arg(long)]
     pub keep: bool,
@@ -297,23 +309,46 @@ pub fn run_demo(args: DemoArgs) -> anyhow::Result<u8> {
         path: base.clone(),
         keep: args.keep,
     };
-    let world = DemoWorld::create(&base)?;
-    let exe = std::env::current_exe().context("cannot find ward's own executable")?;
-    let events = base.join("events.jsonl");
-
+    let modes: &[&str] = match args.mode {
+        DemoMode::Both => &["audit", "enforce"],
+        DemoMode::Audit => &["audit"],
+        DemoMode::Enforce => &["enforce"],
+    };
     eprintln!(
-        "ward demo: running a scripted agent under `ward exec{}` in a throwaway home ({}); \
+        "ward demo: running a scripted agent under `ward exec --mode {}` in a throwaway home ({}); \
          nothing of yours is read or changed.",
-        if args.enforce { " --mode enforce" } else { "" },
+        modes.join("` and `--mode "),
         base.display()
     );
-    let mut cmd = std::process::Command::new(&exe);
-    cmd.arg("exec").arg("--quiet");
-    if args.enforce {
-        // Hook for enforce mode: the profile's denials show up in the report's "Denied" section.
-        cmd.args(["--mode", "enforce"]);
+    let mut sessions = Vec::new();
+    let mut ok = true;
+    for mode in modes {
+        let (session, success) = demo_run(&base.join(mode), mode)?;
+        sessions.push(session);
+        ok &= success;
     }
-    cmd.arg("--db")
+    print_report(&sessions, &Options::default(), args.format, args.color)?;
+    if args.keep {
+        eprintln!("ward demo: kept {}", scratch.path.display());
+    }
+    Ok(if ok { 0 } else { 1 })
+}
+
+/// One run of the scenario in a fresh world under `ward exec --mode MODE`.
+fn demo_run(base: &Path, mode: &str) -> anyhow::Result<(Session, bool)> {
+    std::fs::create_dir_all(base).with_context(|| format!("cannot create {}", base.display()))?;
+    let world = DemoWorld::create(base)?;
+    let exe = std::env::current_exe().context("cannot find ward's own executable")?;
+    let events = base.join("events.jsonl");
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.args(["exec", "--quiet", "--mode", mode]);
+    if mode == "audit" {
+        // The audit column shows what the agent does on an ordinary machine: no sandbox hiding
+        // other processes. The enforce column runs with the profile's default sandbox.
+        cmd.args(["--sandbox", "off"]);
+    }
+    let status = cmd
+        .arg("--db")
         .arg(base.join("state/ward/audit.db"))
         .arg("--events")
         .arg(&events)
@@ -326,27 +361,21 @@ pub fn run_demo(args: DemoArgs) -> anyhow::Result<u8> {
         .env("XDG_CONFIG_HOME", world.home.join(".config"))
         .env("XDG_CACHE_HOME", world.home.join(".cache"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(std::process::Stdio::null());
-    let status = cmd.status().context("cannot start `ward exec`")?;
+        .stdin(std::process::Stdio::null())
+        .status()
+        .context("cannot start `ward exec`")?;
     if !events.exists() {
         bail!("`ward exec` did not run the scenario (exit status {status}); is `ward exec` supported here?");
     }
     let recorded = read_events_file(&events)?;
-    let session = Session {
-        label: "demo".into(),
-        ..Session::from_events(
-            None,
-            "demo".into(),
-            PathBytes::from(world.project.clone()),
-            Some(PathBytes::from(world.home.clone())),
-            recorded,
-        )
-    };
-    print_report(&[session], &Options::default(), args.format, args.color)?;
-    if args.keep {
-        eprintln!("ward demo: kept {}", scratch.path.display());
-    }
-    Ok(if status.success() { 0 } else { 1 })
+    let session = Session::from_events(
+        None,
+        mode.to_string(),
+        PathBytes::from(world.project.clone()),
+        Some(PathBytes::from(world.home.clone())),
+        recorded,
+    );
+    Ok((session, status.success()))
 }
 
 /// The throwaway world of the demo: a home with a planted `~/.npmrc` and `~/.gitconfig`, and a
