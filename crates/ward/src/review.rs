@@ -31,9 +31,6 @@
 //!   terminal. Only a supervisor that owns the agent's terminal (a pty in between) can route
 //!   keys exclusively.
 
-// Wired into `ward exec` by its own module; until then parts are unused in the binary.
-#![allow(dead_code)]
-
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex};
