@@ -92,6 +92,8 @@ enum Evidence {
     SecretOr(&'static str),
     /// An `ipc.connect` to the agent socket.
     AgentSocket,
+    /// An `ipc.connect` to the abstract D-Bus-like socket.
+    DbusSocket,
     /// A `net.socket` event with this family in its detail.
     Socket(&'static str),
     /// None expected (see [`Expect`]).
@@ -303,6 +305,11 @@ const CASES: &[Case] = &[
         c.policy = true;
         c
     },
+    {
+        let mut c = case("dbus_abstract_connect", SOCKETS, Evidence::DbusSocket);
+        c.policy = true;
+        c
+    },
     case("packet_socket", SOCKETS, Evidence::Socket("AF_PACKET")),
     case("raw_socket", SOCKETS, Evidence::Socket("SOCK_RAW")),
     // Getting rid of ward.
@@ -335,6 +342,7 @@ const CASES: &[Case] = &[
          the signals (AUDIT_KILL): ward's RLIMIT_FSIZE drops to 0 and ward dies of SIGXFSZ at its \
          next write to the audit trail, before the event is written. Fix: refuse it in every mode",
     ),
+    hole(parent_attack(case("pidfd_kill_ward", WARD, Evidence::AtWard("pidfd_send_signal"))), AUDIT, AUDIT_KILL),
     case("ptrace_ward", WARD, Evidence::AtWard("ptrace")),
     case("proc_ward_mem", WARD, Evidence::WardProc),
     case("proc_ward_environ", WARD, Evidence::WardProc),
@@ -386,6 +394,8 @@ impl Drop for Victim {
 struct Agent {
     dir: PathBuf,
     path: PathBuf,
+    /// The abstract name (without the leading NUL) of a D-Bus-like socket.
+    dbus: String,
 }
 
 impl Drop for Agent {
@@ -512,6 +522,7 @@ impl World {
             agent: Agent {
                 dir: PathBuf::new(),
                 path: PathBuf::new(),
+                dbus: String::new(),
             },
             _tmp: tmp,
             root,
@@ -627,7 +638,19 @@ impl World {
                 let _ = s.write_all(answer.as_bytes());
             }
         });
-        self.agent = Agent { dir, path };
+        // An abstract socket named like the D-Bus session bus.
+        use std::os::linux::net::SocketAddrExt;
+        let dbus = format!("/tmp/dbus-ward-escape-{}", std::process::id());
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(dbus.as_bytes()).unwrap();
+        let bus =
+            std::os::unix::net::UnixListener::bind_addr(&addr).expect("bind the abstract socket");
+        let answer = format!("{}\n", self.marker);
+        std::thread::spawn(move || {
+            for mut s in bus.incoming().flatten() {
+                let _ = s.write_all(answer.as_bytes());
+            }
+        });
+        self.agent = Agent { dir, path, dbus };
     }
 
     /// Whether `ward exec --mode enforce` applies the policy (sensitive paths, sockets): it came
@@ -652,6 +675,7 @@ impl World {
             .env("ESCAPE_VICTIM_FD", self.victim.fd.to_string())
             .env("ESCAPE_VICTIM_FLAG", &self.victim.flag)
             .env("ESCAPE_AGENT_SOCK", &self.agent.path)
+            .env("ESCAPE_DBUS_NAME", &self.agent.dbus)
             .env("ESCAPE_PARENT_TAG", "1")
             .current_dir(&self.work)
             .stdin(Stdio::null());
@@ -898,6 +922,10 @@ fn matches(w: &World, ev: Evidence, parent: i32, e: &Event) -> bool {
         Evidence::AtWard(name) => at(name, &[parent, -parent, 0]),
         Evidence::AgentSocket => {
             kind == OpKind::IpcConnect && path == w.agent.path.to_string_lossy()
+        }
+        Evidence::DbusSocket => {
+            kind == OpKind::IpcConnect
+                && matches!(&e.op.addr, Some(ward_event::SockAddr::UnixAbstract { name }) if name.to_string_lossy() == w.agent.dbus)
         }
         Evidence::Socket(what) => {
             kind == OpKind::NetSocket && e.op.detail.as_deref().unwrap_or("").contains(what)
