@@ -640,7 +640,10 @@ impl World {
         });
         // An abstract socket named like the D-Bus session bus.
         use std::os::linux::net::SocketAddrExt;
-        let dbus = format!("/tmp/dbus-ward-escape-{}", std::process::id());
+        let dbus = format!(
+            "/tmp/dbus-{}",
+            self.root.file_name().unwrap().to_string_lossy()
+        );
         let addr = std::os::unix::net::SocketAddr::from_abstract_name(dbus.as_bytes()).unwrap();
         let bus =
             std::os::unix::net::UnixListener::bind_addr(&addr).expect("bind the abstract socket");
