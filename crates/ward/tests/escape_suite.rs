@@ -630,6 +630,12 @@ impl World {
             .unwrap()
             .keep();
         let path = dir.join(format!("agent.{}", std::process::id()));
+        // Owned (removed on drop) before anything below can fail.
+        self.agent = Agent {
+            dir: dir.clone(),
+            path: path.clone(),
+            dbus: String::new(),
+        };
         let listener =
             std::os::unix::net::UnixListener::bind(&path).expect("bind the agent socket");
         let answer = format!("{}\n", self.marker);
