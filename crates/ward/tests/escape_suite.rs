@@ -659,7 +659,7 @@ impl World {
                 let _ = s.write_all(answer.as_bytes());
             }
         });
-        self.agent = Agent { dir, path, dbus };
+        self.agent.dbus = dbus;
     }
 
     /// Whether `ward exec --mode enforce` applies the policy (sensitive paths, sockets): it came
