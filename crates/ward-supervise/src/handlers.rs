@@ -915,6 +915,25 @@ impl<'a> Ctx<'a> {
         Ok(op_handled(actor, op, Perform::Reply(Reply::Continue)))
     }
 
+    /// First bytes of the data a `struct msghdr` at `addr` points at (its first iovec).
+    fn msghdr_preview(&self, hdr: &[u8]) -> Result<Vec<u8>, i32> {
+        let w = |i: usize| u64::from_ne_bytes(hdr[i..i + 8].try_into().unwrap_or([0; 8]));
+        let (iov, iovlen) = (w(16), w(24));
+        if iov == 0 || iovlen == 0 {
+            return Ok(Vec::new());
+        }
+        let base = self.read_u64(iov)?;
+        let len = (self.read_u64(iov + 8)? as usize).min(512);
+        self.read_bytes(base, len)
+    }
+
+    /// The peer of the caller's socket `fd` (for sends on connected sockets).
+    fn socket_peer(&self, fd: i32) -> Option<Vec<u8>> {
+        let pidfd = sys::pidfd_open(self.actor.pid).ok()?;
+        let dup = sys::pidfd_getfd(pidfd.as_fd(), fd).ok()?;
+        sys::getpeername_raw(dup.as_fd()).ok()
+    }
+
     fn send(&self, name: &str) -> Result<Handled, i32> {
         let fd = self.arg(0) as i32;
         let (dest, payload_preview, data_for_emulation, flags) = match name {
@@ -932,7 +951,9 @@ impl<'a> Ctx<'a> {
                 let w = |i: usize| u64::from_ne_bytes(hdr[i..i + 8].try_into().unwrap_or([0; 8]));
                 let (name_ptr, namelen) = (w(0), w(8) & 0xffff_ffff);
                 if name_ptr == 0 || namelen == 0 {
-                    return Ok(Handled::Quiet(Reply::Continue));
+                    // A connected socket: only a DNS query is of interest (the resolver's
+                    // queries are how ward learns which name an address belongs to).
+                    return self.connected_dns_query(name, fd, &hdr);
                 }
                 let dest = self.read_bytes(name_ptr, (namelen as usize).min(128))?;
                 let (iov, iovlen, controllen) = (w(16), w(24), w(40));
@@ -951,51 +972,74 @@ impl<'a> Ctx<'a> {
                 (dest, preview, if emulate { Some(data) } else { None }, self.arg(2) as i32)
             }
             _ => {
-                // sendmmsg: look at the first message's destination; continue the call.
+                // sendmmsg: the first message's destination and data; the call is continued.
                 let hdr = self.read_bytes(self.arg(1), 56)?;
                 let w = |i: usize| u64::from_ne_bytes(hdr[i..i + 8].try_into().unwrap_or([0; 8]));
                 let (name_ptr, namelen) = (w(0), w(8) & 0xffff_ffff);
                 if name_ptr == 0 || namelen == 0 {
-                    return Ok(Handled::Quiet(Reply::Continue));
+                    return self.connected_dns_query(name, fd, &hdr);
                 }
                 let dest = self.read_bytes(name_ptr, (namelen as usize).min(128))?;
-                (dest, None, None, 0)
+                let preview = self.msghdr_preview(&hdr).ok();
+                (dest, preview, None, 0)
             }
         };
         let addr = SockAddr::decode(&dest);
         let actor = self.actor.clone();
         let query = payload_preview.as_deref().and_then(dns_query_name);
-        let is_dns = addr.socket_addr().is_some_and(|a| a.port() == 53) && query.is_some();
-        let mut op = Operation::new(if is_dns { OpKind::DnsQuery } else { OpKind::NetSend }, name);
-        if is_dns {
-            op.domain = query;
+        let mut op = Operation::new(if query.is_some() { OpKind::DnsQuery } else { OpKind::NetSend }, name);
+        if query.is_some() {
+            op.domain = query.clone();
         } else if let Some(sa) = addr.socket_addr() {
             if let Ok(map) = self.sh.dns.lock() {
                 op.domain = map.get(&sa.ip()).cloned();
             }
         }
         op.payload = payload_preview;
-        op.addr = Some(addr);
+        op.addr = Some(addr.clone());
+        let learn = query.zip(addr.socket_addr());
         let Some(data) = data_for_emulation else {
-            return Ok(op_handled(actor, op, Perform::Reply(Reply::Continue)));
+            return Ok(op_handled(actor, op, dns_then(learn, Reply::Continue)));
         };
         let pidfd = sys::pidfd_open(actor.pid).map_err(|e| errno_of(&e))?;
         let dup = match sys::pidfd_getfd(pidfd.as_fd(), fd) {
             Ok(d) => d,
             Err(e) => return Ok(fail(actor, op, errno_of(&e))),
         };
-        let perform = move |_: &Shared| -> (Reply, Option<String>) {
+        let send = move |sh: &Shared| -> (Reply, Option<String>) {
+            if let Some((qname, server)) = &learn {
+                crate::dns::learn(sh, qname, *server);
+            }
             match sys::sendto_raw(dup.as_fd(), &data, flags | libc::MSG_DONTWAIT, &dest) {
                 Ok(n) => (Reply::Value(n as i64), None),
                 Err(e) if errno_of(&e) == libc::EAGAIN && flags & libc::MSG_DONTWAIT == 0 => {
-                    // Would block: let the kernel do it in the caller (destination already checked
-                    // is not re-read for sendto: the buffer may be; acceptable for a full queue).
+                    // A full socket buffer: let the kernel block in the caller.
                     (Reply::Continue, Some("sent by the kernel after a full queue".into()))
                 }
                 Err(e) => (Reply::Errno(errno_of(&e)), None),
             }
         };
-        Ok(op_handled(actor, op, Perform::Now(Box::new(perform))))
+        let perform = if learn_is_some(&op) { Perform::Deferred(Box::new(send)) } else { Perform::Now(Box::new(send)) };
+        Ok(op_handled(actor, op, perform))
+    }
+
+    /// A send without destination on a connected socket: a DNS query to the socket's peer is
+    /// recorded (and learnt from); anything else goes ahead unrecorded.
+    fn connected_dns_query(&self, name: &str, fd: i32, hdr: &[u8]) -> Result<Handled, i32> {
+        let preview = self.msghdr_preview(hdr).unwrap_or_default();
+        let Some(qname) = dns_query_name(&preview) else {
+            return Ok(Handled::Quiet(Reply::Continue));
+        };
+        let Some(peer) = self.socket_peer(fd) else {
+            return Ok(Handled::Quiet(Reply::Continue));
+        };
+        let addr = SockAddr::decode(&peer);
+        let mut op = Operation::new(OpKind::DnsQuery, name);
+        op.domain = Some(qname.clone());
+        op.payload = Some(preview);
+        let learn = addr.socket_addr().map(|sa| (qname, sa));
+        op.addr = Some(addr);
+        Ok(op_handled(self.actor.clone(), op, dns_then(learn, Reply::Continue)))
     }
 
     // ---------------------------------------------------------------------------------------
@@ -1291,6 +1335,22 @@ impl<'a> Ctx<'a> {
             decision: Some(decision),
         })
     }
+}
+
+/// Learns what `name` resolves to at `server` (ward's own lookup, on a thread of its own so
+/// no worker waits on the network), then answers with `reply`.
+fn dns_then(learn: Option<(String, std::net::SocketAddr)>, reply: Reply) -> Perform {
+    match learn {
+        None => Perform::Reply(reply),
+        Some((name, server)) => Perform::Deferred(Box::new(move |sh: &Shared| {
+            crate::dns::learn(sh, &name, server);
+            (reply, None)
+        })),
+    }
+}
+
+fn learn_is_some(op: &Operation) -> bool {
+    op.op_kind() == OpKind::DnsQuery
 }
 
 fn now(f: impl FnOnce(&Shared) -> (Reply, Option<String>) + Send + 'static) -> Perform {

@@ -325,3 +325,38 @@ fn emulated_calls_behave_exactly_as_the_kernel_does() {
     assert!(diff.is_empty(), "{}", diff.join("\n"));
     assert_eq!(native.lines().count(), supervised.lines().count());
 }
+
+#[test]
+fn addresses_are_named_after_the_dns_queries_that_found_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Command::new("python3")
+        .arg(fixtures().join("dns_server.py"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut port).unwrap();
+    let port: u16 = port.trim().parse().unwrap();
+    // The tree asks the server, then connects to the answer (nobody listens: refused is fine).
+    let script = format!(
+        "import socket, struct\n\
+         q = struct.pack('>HHHHHH', 7, 0x0100, 1, 0, 0, 0) + b'\\x07example\\x04test\\x00' + struct.pack('>HH', 1, 1)\n\
+         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5)\n\
+         u.sendto(q, ('127.0.0.1', {port})); r = u.recv(512)\n\
+         ip = '.'.join(str(b) for b in r[-4:])\n\
+         try:\n    socket.create_connection((ip, 9), timeout=2)\nexcept OSError:\n    pass\n\
+         print(ip)\n"
+    );
+    let r = exec(dir.path(), dir.path(), &["python3", "-c", &script]);
+    let _ = server.kill();
+    assert_eq!(r.stdout.trim(), "127.0.0.2", "{}", r.stdout);
+    let query = r.events.iter().find(|e| e.op.op_kind() == OpKind::DnsQuery).expect("dns.query event");
+    assert_eq!(query.op.domain.as_deref(), Some("example.test"));
+    let connect = r
+        .events
+        .iter()
+        .find(|e| e.op.op_kind() == OpKind::NetConnect)
+        .expect("net.connect event");
+    assert_eq!(connect.op.addr.as_ref().unwrap().to_string(), "127.0.0.2:9");
+    assert_eq!(connect.op.domain.as_deref(), Some("example.test"), "ward learnt the name by its own lookup");
+}

@@ -68,7 +68,14 @@ fn judge(ctx: &Ctx<'_>, st: &State, sa: SocketAddr) -> Option<(i32, String)> {
     let net = &ctx.c.network;
     let port = sa.port();
     let ip = sa.ip().to_string();
-    if sa.ip().is_loopback() {
+    // An address that DNS named after an allowed domain is judged by that name, wherever it
+    // points (a resolver may well answer with a loopback or private address).
+    let allowed_name = ctx
+        .op
+        .domain
+        .as_deref()
+        .is_some_and(|d| net.allow.iter().chain(&net.allow_net).any(|t| crate::config::host_matches(&t.host, d)));
+    if sa.ip().is_loopback() && !allowed_name {
         if port == 53
             || st.bound_ports.contains(&port)
             || net.allow_loopback.contains(&port)
@@ -79,7 +86,7 @@ fn judge(ctx: &Ctx<'_>, st: &State, sa: SocketAddr) -> Option<(i32, String)> {
         if st.bound_ephemeral {
             return Some((30, format!("loopback port {port} was not bound by this session under that number (an ephemeral port was); allow it with --allow-net 127.0.0.1:{port}")));
         }
-        return Some((UNUSUAL, format!("loopback service outside the session ({sa}); allow it with --allow-net 127.0.0.1:{port}")));
+        return Some((UNUSUAL, format!("loopback service outside the session ({sa}); allow it with --allow-net {}:{port}", sa.ip())));
     }
     let domain = ctx.op.domain.as_deref();
     let shown = match domain {
@@ -140,6 +147,15 @@ mod tests {
         assert_eq!(decide(&e, &connect("1.2.3.4:443", Some("api.example.com"))).verdict, Verdict::Allow);
         assert_eq!(decide(&e, &connect("1.2.3.4:443", Some("evil.example"))).verdict, Verdict::Deny);
         assert_eq!(decide(&e, &connect("1.2.3.4:443", None)).verdict, Verdict::Deny);
+    }
+
+    #[test]
+    fn a_loopback_address_named_by_an_allowed_domain_is_judged_by_the_name() {
+        let e = engine("claude-code");
+        assert_eq!(decide(&e, &connect("127.0.0.2:443", Some("api.anthropic.com"))).verdict, Verdict::Allow);
+        let d = decide(&e, &connect("127.0.0.3:443", None));
+        assert_eq!(d.verdict, Verdict::Review);
+        assert!(d.filters[0].reason.contains("--allow-net 127.0.0.3:443"), "{:?}", d.filters);
     }
 
     #[test]

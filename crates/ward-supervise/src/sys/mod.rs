@@ -681,6 +681,15 @@ pub fn sendto_raw(fd: BorrowedFd<'_>, data: &[u8], flags: i32, addr: &[u8]) -> i
     }
 }
 
+/// `getpeername(fd)` as raw sockaddr bytes.
+pub fn getpeername_raw(fd: BorrowedFd<'_>) -> io::Result<Vec<u8>> {
+    let mut buf = [0u8; 128];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: `buf` is writable for `len` bytes; the kernel writes at most that and updates len.
+    cvt_int(unsafe { libc::getpeername(fd.as_raw_fd(), buf.as_mut_ptr().cast(), &mut len) })?;
+    Ok(buf[..(len as usize).min(buf.len())].to_vec())
+}
+
 /// `getsockopt(fd, SOL_SOCKET, opt)` for an integer option.
 pub fn socket_int_option(fd: BorrowedFd<'_>, opt: i32) -> io::Result<i32> {
     let mut val: libc::c_int = 0;
