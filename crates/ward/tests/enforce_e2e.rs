@@ -48,10 +48,20 @@ fn secrets_denied(sandbox: &str) {
                 user.name,
                 run.dump()
             );
-            assert_ne!(run.code(), 0, "[{}] sandbox {sandbox}: cat {p} should fail:\n{}", user.name, run.dump());
+            assert_ne!(
+                run.code(),
+                0,
+                "[{}] sandbox {sandbox}: cat {p} should fail:\n{}",
+                user.name,
+                run.dump()
+            );
             let denial = run.denied().into_iter().find(|e| mentions(e, p));
             let denial = denial.unwrap_or_else(|| {
-                panic!("[{}] sandbox {sandbox}: no deny event naming {p}:\n{}", user.name, run.dump())
+                panic!(
+                    "[{}] sandbox {sandbox}: no deny event naming {p}:\n{}",
+                    user.name,
+                    run.dump()
+                )
             });
             assert!(
                 filters_text(denial).contains("sensitive-path"),
@@ -76,11 +86,14 @@ fn other_environ_denied(sandbox: &str) {
     for user in users() {
         let env = Env::new(&user);
         let marker = "ENVIRON-MARK-91c2";
-        let sibling = Reaper(env.spawn_native(&["/bin/sleep", "60"], &[("SIBLING_SECRET", marker)]));
+        let sibling =
+            Reaper(env.spawn_native(&["/bin/sleep", "60"], &[("SIBLING_SECRET", marker)]));
         let pid = pid_of(&sibling.0);
         let path = format!("/proc/{pid}/environ");
         assert!(
-            wait_for(5, || std::fs::read(&path).map(|b| String::from_utf8_lossy(&b).contains(marker)).unwrap_or(false)),
+            wait_for(5, || std::fs::read(&path)
+                .map(|b| String::from_utf8_lossy(&b).contains(marker))
+                .unwrap_or(false)),
             "the sibling did not start with its marker"
         );
         let native = env.command(&["cat", &path]).output().unwrap();
@@ -89,12 +102,34 @@ fn other_environ_denied(sandbox: &str) {
             "[{}] natively `cat {path}` should print the sibling's environment: {native:?}",
             user.name
         );
-        let run = env.ward(&["--mode", "enforce", "--sandbox", sandbox], &["cat", &path]);
-        assert!(!run.stdout().contains(marker), "[{}] sandbox {sandbox}: {path} leaked:\n{}", user.name, run.dump());
-        assert_ne!(run.code(), 0, "[{}] sandbox {sandbox}: cat {path} should fail:\n{}", user.name, run.dump());
-        let denial = run.denied().into_iter().find(|e| mentions(e, &path)).cloned();
+        let run = env.ward(
+            &["--mode", "enforce", "--sandbox", sandbox],
+            &["cat", &path],
+        );
+        assert!(
+            !run.stdout().contains(marker),
+            "[{}] sandbox {sandbox}: {path} leaked:\n{}",
+            user.name,
+            run.dump()
+        );
+        assert_ne!(
+            run.code(),
+            0,
+            "[{}] sandbox {sandbox}: cat {path} should fail:\n{}",
+            user.name,
+            run.dump()
+        );
+        let denial = run
+            .denied()
+            .into_iter()
+            .find(|e| mentions(e, &path))
+            .cloned();
         let denial = denial.unwrap_or_else(|| {
-            panic!("[{}] sandbox {sandbox}: no deny event naming {path}:\n{}", user.name, run.dump())
+            panic!(
+                "[{}] sandbox {sandbox}: no deny event naming {path}:\n{}",
+                user.name,
+                run.dump()
+            )
         });
         assert!(
             !filters_text(&denial).is_empty(),
@@ -132,12 +167,27 @@ fn a_shell_string_is_judged_command_by_command() {
         let (key, marker) = (&files[0].0, files[0].1);
         let script = format!("true && cat {}", key.display());
         let native = env.command(&["sh", "-c", &script]).output().unwrap();
-        assert!(String::from_utf8_lossy(&native.stdout).contains(marker), "[{}] natively the key prints", user.name);
+        assert!(
+            String::from_utf8_lossy(&native.stdout).contains(marker),
+            "[{}] natively the key prints",
+            user.name
+        );
 
         // Enforce: stopped at the exec of `sh`, the event naming the simple command.
         let run = env.ward(&["--mode", "enforce"], &["sh", "-c", &script]);
-        assert!(!run.stdout().contains(marker), "[{}] the key leaked:\n{}", user.name, run.dump());
-        assert_ne!(run.code(), 0, "[{}] should fail:\n{}", user.name, run.dump());
+        assert!(
+            !run.stdout().contains(marker),
+            "[{}] the key leaked:\n{}",
+            user.name,
+            run.dump()
+        );
+        assert_ne!(
+            run.code(),
+            0,
+            "[{}] should fail:\n{}",
+            user.name,
+            run.dump()
+        );
         let at_sh = |run: &Run, want_action: Option<&str>| {
             run.events
                 .iter()
@@ -160,13 +210,27 @@ fn a_shell_string_is_judged_command_by_command() {
 
         // Audit: the same string goes on, and the exec of `cat` (or the open of the key) is
         // judged on its own too.
-        let run = env.ward(&["--mode", "audit", "--sandbox", "off"], &["sh", "-c", &script]);
-        assert!(at_sh(&run, None).is_some(), "[{}] audit: no deny verdict at the sh exec:\n{}", user.name, run.dump());
+        let run = env.ward(
+            &["--mode", "audit", "--sandbox", "off"],
+            &["sh", "-c", &script],
+        );
+        assert!(
+            at_sh(&run, None).is_some(),
+            "[{}] audit: no deny verdict at the sh exec:\n{}",
+            user.name,
+            run.dump()
+        );
         let at_cat = run.events.iter().find(|e| {
             e["verdict"] == "deny"
-                && ((e["kind"] == "proc.exec" && e["argv"][0] == "cat") || (e["kind"] == "file.read" && mentions(e, "id_rsa")))
+                && ((e["kind"] == "proc.exec" && e["argv"][0] == "cat")
+                    || (e["kind"] == "file.read" && mentions(e, "id_rsa")))
         });
-        assert!(at_cat.is_some(), "[{}] audit: no deny verdict at the exec of cat / open of the key:\n{}", user.name, run.dump());
+        assert!(
+            at_cat.is_some(),
+            "[{}] audit: no deny verdict at the exec of cat / open of the key:\n{}",
+            user.name,
+            run.dump()
+        );
     }
 }
 
@@ -189,9 +253,22 @@ reason = "e2e: a read a person must approve"
 
 fn held_line(out: &str) -> Option<(String, f64, u64)> {
     let l = out.lines().find(|l| l.starts_with("HELD "))?;
-    let field = |k: &str| l.split_whitespace().find_map(|w| w.strip_prefix(k)).map(|s| s.to_string());
-    let result = l.split("result=").nth(1)?.split(" took=").next()?.to_string();
-    Some((result, field("took=")?.parse().ok()?, field("ticks=")?.parse().ok()?))
+    let field = |k: &str| {
+        l.split_whitespace()
+            .find_map(|w| w.strip_prefix(k))
+            .map(|s| s.to_string())
+    };
+    let result = l
+        .split("result=")
+        .nth(1)?
+        .split(" took=")
+        .next()?
+        .to_string();
+    Some((
+        result,
+        field("took=")?.parse().ok()?,
+        field("ticks=")?.parse().ok()?,
+    ))
 }
 
 /// Runs held.py under ward in a real pty (pty_drive.py), answering `keys` when the question
@@ -201,16 +278,44 @@ fn held_in_pty(env: &Env, keys: &str, extra: &[&str]) -> (String, Run) {
     opts.extend_from_slice(extra);
     let held = env.base.join("held.py");
     let target = env.project.join("held.txt");
-    let (argv, events) = env.ward_argv(&opts, &["/usr/bin/python3", held.to_str().unwrap(), target.to_str().unwrap()]);
+    let (argv, events) = env.ward_argv(
+        &opts,
+        &[
+            "/usr/bin/python3",
+            held.to_str().unwrap(),
+            target.to_str().unwrap(),
+        ],
+    );
     let driver = env.base.join("pty_drive.py");
-    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pty_drive.py"), &driver).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pty_drive.py"),
+        &driver,
+    )
+    .unwrap();
     env.chown();
-    let marker = if keys.is_empty() { "never-shown-marker" } else { "ward: review" };
-    let mut cmd = vec!["/usr/bin/python3", driver.to_str().unwrap(), marker, keys, "--"];
+    let marker = if keys.is_empty() {
+        "never-shown-marker"
+    } else {
+        "ward: review"
+    };
+    let mut cmd = vec![
+        "/usr/bin/python3",
+        driver.to_str().unwrap(),
+        marker,
+        keys,
+        "--",
+    ];
     cmd.extend(argv.iter().map(|s| s.as_str()));
     let out = env.command(&cmd).output().unwrap();
     let screen = String::from_utf8_lossy(&out.stdout).into_owned();
-    (screen, Run { events: read_events(&events), out, events_path: events })
+    (
+        screen,
+        Run {
+            events: read_events(&events),
+            out,
+            events_path: events,
+        },
+    )
 }
 
 #[test]
@@ -220,17 +325,43 @@ fn review_holds_only_the_calling_thread_and_times_out_to_deny() {
         review_config(&env);
         let held = env.base.join("held.py");
         let target = env.project.join("held.txt");
-        let native = env.command(&["/usr/bin/python3", held.to_str().unwrap(), target.to_str().unwrap()]).output().unwrap();
-        assert!(String::from_utf8_lossy(&native.stdout).contains("result=ok HELD-CONTENT"), "[{}] natively: {native:?}", user.name);
+        let native = env
+            .command(&[
+                "/usr/bin/python3",
+                held.to_str().unwrap(),
+                target.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&native.stdout).contains("result=ok HELD-CONTENT"),
+            "[{}] natively: {native:?}",
+            user.name
+        );
 
         let (screen, run) = held_in_pty(&env, "", &[]);
-        let (result, took, ticks) =
-            held_line(&screen).unwrap_or_else(|| panic!("[{}] no HELD line:\n{screen}\n{}", user.name, run.dump()));
-        assert!(screen.contains("ward: review"), "[{}] the question was not shown on the terminal:\n{screen}", user.name);
-        assert!(result.starts_with("err"), "[{}] the timed-out read should fail: {result}\n{screen}", user.name);
-        assert!((1.5..10.0).contains(&took), "[{}] the read should wait ~2 s (the timeout), took {took}\n{screen}", user.name);
+        let (result, took, ticks) = held_line(&screen)
+            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{screen}\n{}", user.name, run.dump()));
+        assert!(
+            screen.contains("ward: review"),
+            "[{}] the question was not shown on the terminal:\n{screen}",
+            user.name
+        );
+        assert!(
+            result.starts_with("err"),
+            "[{}] the timed-out read should fail: {result}\n{screen}",
+            user.name
+        );
+        assert!(
+            (1.5..10.0).contains(&took),
+            "[{}] the read should wait ~2 s (the timeout), took {took}\n{screen}",
+            user.name
+        );
         assert!(ticks >= 50, "[{}] the other thread should keep working while the read waits: {ticks} ticks in {took} s", user.name);
-        let ev = run.events.iter().find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
+        let ev = run
+            .events
+            .iter()
+            .find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
         let ev = ev.unwrap_or_else(|| panic!("[{}] no review event:\n{}", user.name, run.dump()));
         assert_eq!(ev["action"], "deny", "[{}] {ev}", user.name);
         assert_eq!(ev["by"], "timeout", "[{}] {ev}", user.name);
@@ -246,12 +377,28 @@ fn without_a_terminal_the_headless_action_denies() {
         let target = env.project.join("held.txt");
         let run = env.ward(
             &["--mode", "enforce", "--review-timeout", "2"],
-            &["/usr/bin/python3", held.to_str().unwrap(), target.to_str().unwrap()],
+            &[
+                "/usr/bin/python3",
+                held.to_str().unwrap(),
+                target.to_str().unwrap(),
+            ],
         );
-        let (result, took, _) = held_line(&run.stdout()).unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
-        assert!(result.starts_with("err"), "[{}] headless: the read should be denied: {result}", user.name);
-        assert!(took < 1.5, "[{}] headless: no one to wait for, took {took}", user.name);
-        let ev = run.events.iter().find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
+        let (result, took, _) = held_line(&run.stdout())
+            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
+        assert!(
+            result.starts_with("err"),
+            "[{}] headless: the read should be denied: {result}",
+            user.name
+        );
+        assert!(
+            took < 1.5,
+            "[{}] headless: no one to wait for, took {took}",
+            user.name
+        );
+        let ev = run
+            .events
+            .iter()
+            .find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
         let ev = ev.unwrap_or_else(|| panic!("[{}] no review event:\n{}", user.name, run.dump()));
         assert_eq!(ev["action"], "deny", "[{}] {ev}", user.name);
         assert_eq!(ev["by"], "headless", "[{}] {ev}", user.name);
@@ -265,8 +412,15 @@ fn an_always_answer_persists_and_applies_in_the_next_session() {
         review_config(&env);
         let before = std::fs::read_to_string(env.user_config()).unwrap();
         let (screen, run) = held_in_pty(&env, "a", &[]);
-        let (result, _, _) = held_line(&screen).unwrap_or_else(|| panic!("[{}] no HELD line:\n{screen}\n{}", user.name, run.dump()));
-        assert_eq!(result, "ok HELD-CONTENT", "[{}] 'a' should allow the read:\n{screen}\n{}", user.name, run.dump());
+        let (result, _, _) = held_line(&screen)
+            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{screen}\n{}", user.name, run.dump()));
+        assert_eq!(
+            result,
+            "ok HELD-CONTENT",
+            "[{}] 'a' should allow the read:\n{screen}\n{}",
+            user.name,
+            run.dump()
+        );
         let after = std::fs::read_to_string(env.user_config()).unwrap();
         assert!(
             after.len() > before.len() && after.contains("held.txt"),
@@ -278,11 +432,29 @@ fn an_always_answer_persists_and_applies_in_the_next_session() {
         let target = env.project.join("held.txt");
         let run = env.ward(
             &["--mode", "enforce", "--review-timeout", "2"],
-            &["/usr/bin/python3", held.to_str().unwrap(), target.to_str().unwrap()],
+            &[
+                "/usr/bin/python3",
+                held.to_str().unwrap(),
+                target.to_str().unwrap(),
+            ],
         );
-        let (result, _, _) = held_line(&run.stdout()).unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
-        assert_eq!(result, "ok HELD-CONTENT", "[{}] the approval should apply in the next session:\n{}", user.name, run.dump());
-        assert!(run.denied_or_held().iter().all(|e| !mentions(e, "held.txt")), "[{}] still held:\n{}", user.name, run.dump());
+        let (result, _, _) = held_line(&run.stdout())
+            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
+        assert_eq!(
+            result,
+            "ok HELD-CONTENT",
+            "[{}] the approval should apply in the next session:\n{}",
+            user.name,
+            run.dump()
+        );
+        assert!(
+            run.denied_or_held()
+                .iter()
+                .all(|e| !mentions(e, "held.txt")),
+            "[{}] still held:\n{}",
+            user.name,
+            run.dump()
+        );
     }
 }
 
@@ -303,7 +475,10 @@ fn writing_to_dev_stdout_in_a_pipeline_is_allowed() {
         let env = Env::new(&user);
         let script = "echo via-dev-stdout > /dev/stdout | cat; echo via-fd > /proc/self/fd/1 | cat";
         let native = env.sh_native(script);
-        assert!(String::from_utf8_lossy(&native.stdout).contains("via-fd"), "natively: {native:?}");
+        assert!(
+            String::from_utf8_lossy(&native.stdout).contains("via-fd"),
+            "natively: {native:?}"
+        );
         for sandbox in ["off", "workspace-write"] {
             let run = env.ward_sh(&["--mode", "enforce", "--sandbox", sandbox], script);
             assert!(
@@ -312,7 +487,12 @@ fn writing_to_dev_stdout_in_a_pipeline_is_allowed() {
                 user.name,
                 run.dump()
             );
-            assert!(run.denied_or_held().is_empty(), "[{}] sandbox {sandbox}:\n{}", user.name, run.dump());
+            assert!(
+                run.denied_or_held().is_empty(),
+                "[{}] sandbox {sandbox}:\n{}",
+                user.name,
+                run.dump()
+            );
         }
     }
 }
