@@ -365,10 +365,6 @@ fn the_legitimate_corpus_passes_in_the_sandbox_and_leaves_git_clean() {
 }
 
 #[test]
-#[ignore = "known gap at the committed tree: the DNS query itself (UDP sendto 127.0.0.1:<port>) is \
-held as `loopback service outside the session` (egress 50, headless deny, EPERM) and ward learns no \
-address for example.test; passes (root and wardtest) with the lead's DNS learning in progress \
-(uncommitted dns.rs/handlers.rs/egress.rs at 17:10): un-ignore when that lands"]
 fn dns_allow_list_admits_only_addresses_an_allowed_name_resolved_to() {
     for user in users() {
         let env = Env::new(&user);
