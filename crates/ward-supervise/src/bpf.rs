@@ -51,6 +51,9 @@ pub enum RuleAction {
     NotifyIfArgNonZero(u8),
     /// Ask ward when any of `mask`'s bits are set in the low 32 bits of argument `arg`.
     NotifyIfArgHasBits(u8, u32),
+    /// Ask ward when the low 32 bits of argument `arg` equal one of `values` (e.g. a few
+    /// `fcntl` commands), else allow.
+    NotifyIfArgIn(u8, &'static [u32]),
     /// Fail with this errno without asking.
     Errno(u16),
 }
@@ -217,6 +220,19 @@ fn rule_body(action: RuleAction) -> Vec<Insn> {
             notify,
             allow,
         ],
+        RuleAction::NotifyIfArgIn(arg, values) => {
+            // load; for each value: jeq value -> notify; finally allow.
+            let n = values.len();
+            let mut v = vec![stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(arg))];
+            for (i, val) in values.iter().enumerate() {
+                // Jump over the remaining comparisons and the allow to reach notify.
+                let to_notify = (n - i - 1) as u8 + 1;
+                v.push(jump(BPF_JMP | BPF_JEQ | BPF_K, *val, to_notify, 0));
+            }
+            v.push(allow);
+            v.push(notify);
+            v
+        }
         RuleAction::NotifyIfArgHasBits(arg, mask) => vec![
             stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(arg)),
             stmt(BPF_ALU | BPF_AND | BPF_K, mask),
@@ -287,6 +303,10 @@ mod tests {
             nr: 435,
             action: RuleAction::Errno(38),
         });
+        v.push(Rule {
+            nr: 72,
+            action: RuleAction::NotifyIfArgIn(1, &[8, 15]),
+        });
         v
     }
 
@@ -319,6 +339,20 @@ mod tests {
         assert_eq!(interpret(&prog, AUDIT_ARCH_X86_64, 56, clone), RET_ALLOW);
         clone[0] |= 0x1000_0000;
         assert_eq!(interpret(&prog, AUDIT_ARCH_X86_64, 56, clone), RET_USER_NOTIF);
+    }
+
+    #[test]
+    fn argument_value_lists() {
+        let prog = build(&rules()).unwrap();
+        let with = |cmd: u64| {
+            let mut a = [0u64; 6];
+            a[1] = cmd;
+            interpret(&prog, AUDIT_ARCH_X86_64, 72, a)
+        };
+        assert_eq!(with(8), RET_USER_NOTIF);
+        assert_eq!(with(15), RET_USER_NOTIF);
+        assert_eq!(with(3), RET_ALLOW);
+        assert_eq!(with(0), RET_ALLOW);
     }
 
     #[test]

@@ -112,6 +112,7 @@ pub fn handle(sh: &Arc<Shared>, n: &Notif) -> Handled {
         n,
         facts: facts.as_ref(),
         actor: &actor,
+        refused: std::cell::Cell::new(None),
     };
     let result = match trap.class {
         Class::Open => ctx.open(trap.name),
@@ -123,6 +124,20 @@ pub fn handle(sh: &Arc<Shared>, n: &Notif) -> Handled {
         Class::FsMutation => ctx.fs_mutation(trap.name),
         Class::Signal => ctx.signal(trap.name),
         Class::Escape => ctx.escape(trap.name, trap.reason),
+    };
+    // A lookup ward refused on its own authority (a magic link of a process outside the tree)
+    // is recorded as ward's denial, not as the kernel's error.
+    let result = match (result, ctx.refused.get()) {
+        (Ok(Handled::Op { actor, op, perform: Perform::Reply(Reply::Errno(e)), deny_errno, decision: None }), Some(reason)) => {
+            Ok(Handled::Op {
+                actor,
+                op,
+                perform: Perform::Reply(Reply::Errno(e)),
+                deny_errno,
+                decision: Some(Decision::builtin_deny("proc-outside", reason)),
+            })
+        }
+        (r, _) => r,
     };
     match result {
         Ok(h) => h,
@@ -170,6 +185,8 @@ struct Ctx<'a> {
     n: &'a Notif,
     facts: Option<&'a ProcFacts>,
     actor: &'a Actor,
+    /// Set when ward itself refused part of a lookup (with the reason).
+    refused: std::cell::Cell<Option<&'static str>>,
 }
 
 /// Where a relative path starts.
@@ -263,6 +280,11 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The caller's `dirfd` (or cwd) reopened by ward, whatever the path.
+    fn dirfd_base(&self, dirfd: i32) -> Result<Base, i32> {
+        self.base_for(dirfd, b"relative")
+    }
+
     /// The absolute path a relative path would have (for events about missing files).
     fn textual_abs(&self, dirfd: i32, path: &[u8]) -> Vec<u8> {
         if path.starts_with(b"/") {
@@ -338,6 +360,14 @@ impl<'a> Ctx<'a> {
     /// of the tree's own processes.
     fn probe_with(&self, dirfd: i32, path: &[u8], o_flags: u64, resolve: u64) -> Result<(OwnedFd, Vec<u8>), i32> {
         let (pid_ns, tid_ns) = self.ns_pid();
+        if resolve & (libc::RESOLVE_BENEATH | libc::RESOLVE_IN_ROOT) != 0 {
+            // The caller scopes the lookup to its dirfd (openat2): resolve from that directory
+            // with the caller's own flags, absolute paths included.
+            let base = self.dirfd_base(dirfd)?;
+            let fd = self.open_from(&base, path, o_flags, 0, resolve)?;
+            let resolved = fd_path(fd.as_fd());
+            return Ok((fd, resolved));
+        }
         let mut abs = if path.starts_with(b"/") {
             Some(path.to_vec())
         } else {
@@ -406,6 +436,7 @@ impl<'a> Ctx<'a> {
     fn probe_magic(&self, m: &pathutil::MagicPath, o_flags: u64, resolve: u64) -> Result<(OwnedFd, Vec<u8>), i32> {
         // Only the tree's own processes: ward must not lend its privileges to reach others.
         if !self.sh.own_pid_ns && !crate::proctable::descends_from(m.pid, self.sh.root_pid) {
+            self.refused.set(Some("magic links of processes outside the tree are not followed for it"));
             return Err(libc::EACCES);
         }
         let prefix = if self.sh.own_root {
@@ -507,16 +538,22 @@ impl<'a> Ctx<'a> {
                     if let Some(h) = self.protect_ward(&actor, &op, &resolved) {
                         return h;
                     }
+                    let st = sys::fstat(fd.as_fd()).ok();
+                    let inode_decision = st.as_ref().and_then(|st| self.protect_inode(st));
                     let fifo = !nonblock
                         && fl & libc::O_ACCMODE == libc::O_RDONLY
-                        && sys::fstat(fd.as_fd()).map(|st| st.st_mode & libc::S_IFMT == libc::S_IFIFO).unwrap_or(false);
+                        && st.is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFIFO);
                     let cloexec = fl & libc::O_CLOEXEC != 0;
                     if !fifo {
                         if !nonblock {
                             // Back to the flags the caller asked for (O_NONBLOCK off).
                             let _ = sys::set_status_flags(fd.as_fd(), fl & !libc::O_NONBLOCK);
                         }
-                        return op_handled(actor, op, Perform::Reply(Reply::InjectFd { fd, cloexec }));
+                        let mut h = op_handled(actor, op, Perform::Reply(Reply::InjectFd { fd, cloexec }));
+                        if let (Handled::Op { decision, .. }, Some(d)) = (&mut h, inode_decision) {
+                            *decision = Some(d);
+                        }
+                        return h;
                     }
                     // The read end of a FIFO: a blocking open returns once a writer comes. Hold
                     // the (non-blocking) read end on a thread until a writer shows up — it
@@ -555,6 +592,18 @@ impl<'a> Ctx<'a> {
                 }
                 if let Some(h) = self.protect_ward(&actor, &op, &resolved) {
                     return h;
+                }
+                if let Some(d) = self.protect_inode(&st) {
+                    // Refused in enforce mode; in audit mode the open goes ahead, recorded.
+                    if d.action == ward_event::Action::Deny {
+                        return Handled::Op {
+                            actor,
+                            op,
+                            perform: Perform::Reply(Reply::Errno(libc::EACCES)),
+                            deny_errno: libc::EACCES,
+                            decision: Some(d),
+                        };
+                    }
                 }
                 let cloexec = fl & libc::O_CLOEXEC != 0;
                 if fl & libc::O_PATH != 0 {
@@ -696,6 +745,18 @@ impl<'a> Ctx<'a> {
                 fail(actor, op, e)
             }
         }
+    }
+
+    /// A file with more than one name whose inode is a sensitive file's: the secret under
+    /// another name (a hard link planted in the workspace).
+    fn protect_inode(&self, st: &libc::stat) -> Option<Decision> {
+        if st.st_nlink < 2
+            || st.st_mode & libc::S_IFMT != libc::S_IFREG
+            || !self.sh.sensitive_inodes.contains(&(st.st_dev, st.st_ino))
+        {
+            return None;
+        }
+        Some(self.sh.builtin("sensitive-inode", "a hard link to a sensitive file"))
     }
 
     /// ward's own `/proc` entries are out of the tree's reach.
@@ -1242,6 +1303,20 @@ impl<'a> Ctx<'a> {
             "rt_tgsigqueueinfo" => (a(0) as i32, a(2) as i32),
             // Setting limits of another process is as good as a signal to it; reading them is not.
             "prlimit64" => (a(0) as i32, if a(2) != 0 { -1 } else { 0 }),
+            // fcntl(F_SETOWN, pid) / (F_SETOWN_EX, {type, pid}); ioctl(FIOSETOWN|SIOCSPGRP, &pid):
+            // the owner receives the descriptor's SIGIO, or any signal chosen with F_SETSIG.
+            "fcntl" if a(1) == 8 => (a(2) as i32, -1),
+            "fcntl" => {
+                let ex = self.read_bytes(a(2), 8)?;
+                let ty = i32::from_ne_bytes(ex[0..4].try_into().unwrap_or([0; 4]));
+                let pid = i32::from_ne_bytes(ex[4..8].try_into().unwrap_or([0; 4]));
+                // F_OWNER_PGRP = 2: a process group.
+                (if ty == 2 { -pid } else { pid }, -1)
+            }
+            "ioctl" => {
+                let pid = i32::from_ne_bytes(self.read_bytes(a(2), 4)?.try_into().unwrap_or([0; 4]));
+                (pid, -1)
+            }
             _ => {
                 // pidfd_send_signal(pidfd, sig, …): the target's pid from the pidfd's fdinfo.
                 let info = std::fs::read_to_string(format!("/proc/{}/fdinfo/{}", self.n.tid, a(0) as i32)).unwrap_or_default();
@@ -1277,19 +1352,26 @@ impl<'a> Ctx<'a> {
             && !self.is_ward_pid(target)
             && !crate::proctable::descends_from(target, self.sh.root_pid)
             && !crate::proctable::descends_from(target, self.sh.ward_pid);
-        let deadly = matches!(sig, libc::SIGKILL | libc::SIGSTOP | -1);
-        let verdict = if target == -1 {
-            Some("a signal to every process would reach ward and the rest of the system")
-        } else if reaches_ward && (target > 0 || deadly) {
-            Some("ward cannot be signalled from inside the tree")
+        // The tree shares ward's process group: a group signal reaches ward too. ward blocks
+        // every signal it can, so only SIGKILL and SIGSTOP (which nothing can block) and the
+        // "every process" and "ward itself" targets are refused.
+        let unblockable = matches!(sig, libc::SIGKILL | libc::SIGSTOP | -1);
+        // F_SETOWN/FIOSETOWN with 0 clears the owner.
+        let clears_owner = matches!(name, "fcntl" | "ioctl") && target == 0;
+        let decision = if clears_owner {
+            Decision::allow(ward_event::DecidedBy::Builtin)
+        } else if target == -1 || (reaches_ward && (target > 0 || unblockable)) {
+            // Protecting the supervisor is not a policy verdict: refused in audit mode too
+            // (a dead supervisor records nothing more).
+            Decision::builtin_deny("signal-scope", if target == -1 {
+                "a signal to every process would reach ward and the rest of the system"
+            } else {
+                "ward cannot be signalled from inside the tree"
+            })
         } else if outside {
-            Some("signals may only reach processes of the supervised tree")
+            self.sh.builtin("signal-scope", "signals may only reach processes of the supervised tree")
         } else {
-            None
-        };
-        let decision = match verdict {
-            Some(reason) => self.sh.builtin("signal-scope", reason),
-            None => Decision::allow(ward_event::DecidedBy::Builtin),
+            Decision::allow(ward_event::DecidedBy::Builtin)
         };
         Ok(Handled::Op {
             actor,

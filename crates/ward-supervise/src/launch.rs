@@ -20,11 +20,21 @@ pub const RELAYED_SIGNALS: [i32; 9] = [
     libc::SIGCHLD, libc::SIGWINCH, libc::SIGCONT,
 ];
 
-/// Blocks [`RELAYED_SIGNALS`] in the calling thread. Call it first thing, before any thread
-/// (the audit writer, workers) is started, so that every thread inherits the mask and a
-/// Ctrl-C meant for the tree cannot kill ward through some thread that left it unblocked.
+/// Job-control stops: the tree stops, then ward stops itself so the shell sees the job stop.
+pub const STOP_SIGNALS: [i32; 3] = [libc::SIGTSTP, libc::SIGTTIN, libc::SIGTTOU];
+
+/// Blocks every signal that can be blocked, except the synchronous fault signals and the
+/// workers' wake signal. Call it first thing, before any thread (the audit writer, workers)
+/// is started, so every thread inherits the mask: the tree shares ward's process group, and a
+/// `kill(0, SIGALRM)` from it (or a Ctrl-C meant for it) must not end ward. The main thread
+/// reads the signals it acts on from a signalfd.
 pub fn block_relayed_signals() {
-    let _ = sys::block_signals(&RELAYED_SIGNALS);
+    let keep = [
+        libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGTRAP, libc::SIGSYS,
+        libc::SIGABRT, libc::SIGKILL, libc::SIGSTOP, wake_signal(),
+    ];
+    let all: Vec<i32> = (1..=libc::SIGRTMAX()).filter(|s| !keep.contains(s)).collect();
+    let _ = sys::block_signals(&all);
 }
 
 /// Signal used to wake worker threads blocked in the kernel at shutdown.
@@ -64,6 +74,33 @@ pub struct SupervisorConfig {
     /// Called on the main thread when a direct child of the root process has exited; returns
     /// events to record (git hardening).
     pub on_command_exit: Option<Box<dyn FnMut(i32) -> Vec<Operation> + Send>>,
+    /// Sensitive files and directories: their files' inodes are refused under any other name
+    /// (hard links), see [`sensitive_inodes`].
+    pub sensitive_paths: Vec<PathBuf>,
+}
+
+/// The (dev, inode) of every regular file at or under `paths` (bounded walk, symlinks not
+/// followed): a hard link to one of them, anywhere, is refused like the file itself.
+pub fn sensitive_inodes(paths: &[PathBuf]) -> std::collections::HashSet<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::HashSet::new();
+    let mut stack: Vec<(PathBuf, u32)> = paths.iter().map(|p| (p.clone(), 0)).collect();
+    let mut budget = 20_000;
+    while let Some((p, depth)) = stack.pop() {
+        if budget == 0 {
+            break;
+        }
+        budget -= 1;
+        let Ok(m) = std::fs::symlink_metadata(&p) else { continue };
+        if m.is_file() {
+            out.insert((m.dev(), m.ino()));
+        } else if m.is_dir() && depth < 4 {
+            if let Ok(rd) = std::fs::read_dir(&p) {
+                stack.extend(rd.flatten().map(|e| (e.path(), depth + 1)));
+            }
+        }
+    }
+    out
 }
 
 /// How the root process ended.
@@ -196,7 +233,8 @@ pub fn run(launch: Launch, cfg: SupervisorConfig) -> Result<RunResult, LaunchErr
     // Signals: workers block everything but the wake signal; the main thread reads the
     // process-directed signals from a signalfd.
     sys::install_interrupt_handler(wake_signal()).map_err(kernel("sigaction"))?;
-    let sigfd = sys::block_into_signalfd(&RELAYED_SIGNALS).map_err(kernel("signalfd"))?;
+    let watched: Vec<i32> = RELAYED_SIGNALS.iter().chain(STOP_SIGNALS.iter()).copied().collect();
+    let sigfd = sys::block_into_signalfd(&watched).map_err(kernel("signalfd"))?;
 
     let shared = Arc::new(Shared {
         listener,
@@ -215,6 +253,7 @@ pub fn run(launch: Launch, cfg: SupervisorConfig) -> Result<RunResult, LaunchErr
         stopping: AtomicBool::new(false),
         dns: Mutex::new(Default::default()),
         on_command_seen: cfg.on_command_seen,
+        sensitive_inodes: sensitive_inodes(&cfg.sensitive_paths),
         commands: Mutex::new(Vec::new()),
         command_exit_hook: cfg.on_command_exit.map(Mutex::new),
     });
@@ -310,6 +349,17 @@ fn forward_signal(sh: &Arc<Shared>, init_pid: i32, sig: i32, sender: i32) {
         // Terminal-generated (sender 0) job-control signals reach the tree directly: it shares
         // ward's process group.
         libc::SIGINT | libc::SIGQUIT if sender == 0 => {}
+        libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU => {
+            if sender > 0 && crate::proctable::descends_from(sender, sh.ward_pid) && sender != sh.ward_pid {
+                return;
+            }
+            // The terminal stopped the tree (or someone asked ward to stop): stop with it, so
+            // the shell's job control sees the job stopped; `fg` continues both.
+            if sender != 0 {
+                let _ = sys::kill(init_pid, sig);
+            }
+            let _ = sys::kill(sh.ward_pid, libc::SIGSTOP);
+        }
         _ => {
             // Signals from inside the tree (kill(0, …)) are not forwarded back into it.
             if sender > 0 && crate::proctable::descends_from(sender, sh.ward_pid) && sender != sh.ward_pid {

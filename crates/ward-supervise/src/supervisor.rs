@@ -72,6 +72,8 @@ pub struct Shared {
     pub dns: Mutex<std::collections::HashMap<std::net::IpAddr, String>>,
     /// Called when a direct child of the root process execs (a new command of the agent).
     pub on_command_seen: Option<Box<dyn Fn(i32) + Send + Sync>>,
+    /// (dev, inode) of the sensitive files: a hard link elsewhere is still the secret.
+    pub sensitive_inodes: std::collections::HashSet<(u64, u64)>,
     /// The agent's running commands: pid and pidfd (readable once it exits).
     pub commands: Mutex<Vec<(i32, OwnedFd)>>,
     /// Called when one of the agent's commands has ended; returns operations to record.

@@ -124,6 +124,9 @@ macro_rules! paste_nr {
     (clone3) => { libc::SYS_clone3 as u32 };
     (userfaultfd) => { libc::SYS_userfaultfd as u32 };
     (prlimit64) => { libc::SYS_prlimit64 as u32 };
+    (fcntl) => { libc::SYS_fcntl as u32 };
+    (ioctl) => { libc::SYS_ioctl as u32 };
+    (fanotify_init) => { libc::SYS_fanotify_init as u32 };
 }
 
 use Class::*;
@@ -170,6 +173,9 @@ pub const TRAPS: &[Trap] = &[
     trap!(rt_sigqueueinfo, Notify, Signal, "signals may only reach processes of the tree"),
     trap!(rt_tgsigqueueinfo, Notify, Signal, "signals may only reach processes of the tree"),
     trap!(prlimit64, NotifyIfArgNonZero(0), Signal, "another process's resource limits (RLIMIT_FSIZE=0 would end ward at its next write)"),
+    trap!(fcntl, NotifyIfArgIn(1, &[8 /* F_SETOWN */, 15 /* F_SETOWN_EX */]), Signal, "the owner of a descriptor receives its SIGIO (or any signal set with F_SETSIG)"),
+    trap!(ioctl, NotifyIfArgIn(1, &[0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */]), Signal, "the owner of a socket receives its SIGIO/SIGURG"),
+    trap!(fanotify_init, Notify, Escape, "fanotify hands out descriptors of files other processes (ward) open"),
     trap!(io_uring_setup, Notify, Escape, "io_uring performs file and network operations in kernel context, out of ward's sight"),
     trap!(io_uring_enter, Notify, Escape, "io_uring"),
     trap!(io_uring_register, Notify, Escape, "io_uring"),

@@ -192,6 +192,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<u8> {
         workers: args.workers,
         on_command_seen: None,
         on_command_exit,
+        sensitive_paths: resolved.sandbox.secrets.clone(),
     };
     let result = ward_supervise::run(launch, config);
     let end = Timestamp::now();
@@ -219,6 +220,9 @@ pub fn run(args: ExecArgs) -> anyhow::Result<u8> {
 
 /// `ward __init`: read the spec, set up, install the filter and become the command.
 pub fn run_init(_args: InitArgs) -> anyhow::Result<u8> {
+    // ward blocks almost every signal and the mask survives exec: the sandbox's init and
+    // monitor, and the command, start with none blocked.
+    ward_supervise::sys::unblock_all_signals();
     let spec = match ward_supervise::child::read_spec() {
         Ok(s) => s,
         Err(e) => anyhow::bail!("ward __init is internal to ward exec ({e})"),
