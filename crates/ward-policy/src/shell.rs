@@ -106,10 +106,16 @@ pub struct Split {
 }
 
 /// Splits a script into its simple commands. `Err` when the parser rejects it.
+///
+/// The script comes from the supervised tree and brush-parser can panic on some malformed
+/// input (an `unwrap` in its tokenizer, found by fuzzing): a panic is turned into an `Err`.
 pub fn split(script: &str) -> Result<Split, String> {
-    let mut out = Split::default();
-    split_into(script, &mut out, 0)?;
-    Ok(out)
+    std::panic::catch_unwind(|| {
+        let mut out = Split::default();
+        split_into(script, &mut out, 0)?;
+        Ok(out)
+    })
+    .unwrap_or_else(|_| Err("the shell parser failed on this script".into()))
 }
 
 const MAX_DEPTH: usize = 6;
@@ -462,6 +468,14 @@ mod tests {
             deep = format!("echo $({deep})");
         }
         assert!(split(&deep).is_err());
+    }
+
+    #[test]
+    fn parser_panic_is_an_error() {
+        // Found by fuzz/fuzz_targets/shell_split.rs: brush-parser 0.4 unwraps None in its
+        // tokenizer (tokenizer.rs:674) on this input.
+        let crash = "c ps && cat o `whoami` $(id -ua_:/uthTat <<EOF  >prs && cat ~/gistry.npmjs.org/a_:ttcat ~/gistn=${T}\nEOF\n";
+        assert!(split(crash).is_err());
     }
 
 }
