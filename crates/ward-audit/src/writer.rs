@@ -226,6 +226,7 @@ impl Writer {
             busy_retries: 0,
             errors: Vec::new(),
             batch: Vec::with_capacity(opts.batch_size),
+            staged: Vec::with_capacity(opts.batch_size),
             mode: Mode::Database,
             spill: None,
             spill_dirs,
@@ -362,6 +363,7 @@ struct State {
     busy_retries: u64,
     errors: Vec<String>,
     batch: Vec<Row>,
+    staged: Vec<Event>,
     mode: Mode,
     spill: Option<BufWriter<File>>,
     spill_dirs: Vec<PathBuf>,
@@ -396,7 +398,7 @@ impl State {
                     match rx.try_recv() {
                         Ok(Msg::Event(e)) => {
                             self.push(*e);
-                            if self.batch.len() >= self.opts.batch_size {
+                            if self.staged.len() + self.batch.len() >= self.opts.batch_size {
                                 break 'batch;
                             }
                         }
@@ -419,7 +421,7 @@ impl State {
         // Events that raced with finish are part of the session too.
         while let Ok(Msg::Event(e)) = rx.try_recv() {
             self.push(*e);
-            if self.batch.len() >= self.opts.batch_size {
+            if self.staged.len() + self.batch.len() >= self.opts.batch_size {
                 self.flush();
             }
         }
@@ -448,7 +450,23 @@ impl State {
     }
 
     /// Numbers and chains one event and queues it for the next batch.
-    fn push(&mut self, mut event: Event) {
+    /// Takes an event; it is numbered and chained when its batch is flushed, in the order the
+    /// supervisor received the calls (events of one batch are sorted by time: workers finish
+    /// out of order, one thread's calls never do).
+    fn push(&mut self, event: Event) {
+        self.staged.push(event);
+    }
+
+    fn number_staged(&mut self) {
+        let mut staged = std::mem::take(&mut self.staged);
+        staged.sort_by_key(|e| e.ts);
+        for e in staged.drain(..) {
+            self.number(e);
+        }
+        self.staged = staged;
+    }
+
+    fn number(&mut self, mut event: Event) {
         self.seq += 1;
         event.session.clone_from(&self.session);
         event.seq = self.seq;
@@ -487,6 +505,7 @@ impl State {
 
     /// Stores the batch: in the database, else in the spill file, else counts it as lost.
     fn flush(&mut self) {
+        self.number_staged();
         if self.batch.is_empty() {
             return;
         }

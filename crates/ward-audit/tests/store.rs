@@ -83,10 +83,11 @@ fn events_come_back_numbered_chained_and_verified() {
     let w = Writer::start(&db, meta(&id), Some(Box::new(jsonl.clone()))).unwrap();
     assert_eq!(w.session(), id);
     let sink = w.sink();
+    // Events are numbered in the order ward saw the calls (their time stamps).
+    sink.record(event("/etc/hostname"));
     let mut odd = event(PathBytes::from(b"/tmp/\xff\xfe".to_vec()));
     odd.session = "ignored: the writer sets it".into();
     odd.seq = 99;
-    sink.record(event("/etc/hostname"));
     sink.record(odd);
     sink.record(event("/etc/passwd"));
     let summary = w.finish(Some(3), Timestamp::now()).unwrap();

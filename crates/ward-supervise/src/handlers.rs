@@ -538,6 +538,22 @@ impl<'a> Ctx<'a> {
                     if let Some(h) = self.protect_ward(&actor, &op, &resolved) {
                         return h;
                     }
+                    if !resolved.starts_with(b"/") {
+                        // `/dev/stdout` or `/proc/self/fd/N` naming one of the caller's own pipes
+                        // or sockets (`pipe:[N]`): a re-open of what it already holds, not a file.
+                        op.detail = Some("re-opens a descriptor the process already holds".into());
+                        let cloexec = fl & libc::O_CLOEXEC != 0;
+                        if !nonblock {
+                            let _ = sys::set_status_flags(fd.as_fd(), fl & !libc::O_NONBLOCK);
+                        }
+                        return Handled::Op {
+                            actor,
+                            op,
+                            perform: Perform::Reply(Reply::InjectFd { fd, cloexec }),
+                            deny_errno: libc::EACCES,
+                            decision: Some(Decision::allow(ward_event::DecidedBy::Builtin)),
+                        };
+                    }
                     let st = sys::fstat(fd.as_fd()).ok();
                     let inode_decision = st.as_ref().and_then(|st| self.protect_inode(st));
                     let fifo = !nonblock
@@ -593,6 +609,10 @@ impl<'a> Ctx<'a> {
                 if let Some(h) = self.protect_ward(&actor, &op, &resolved) {
                     return h;
                 }
+                let own_descriptor = !resolved.starts_with(b"/");
+                if own_descriptor {
+                    op.detail = Some("re-opens a descriptor the process already holds".into());
+                }
                 if let Some(d) = self.protect_inode(&st) {
                     // Refused in enforce mode; in audit mode the open goes ahead, recorded.
                     if d.action == ward_event::Action::Deny {
@@ -632,7 +652,12 @@ impl<'a> Ctx<'a> {
                 } else {
                     Perform::Now(Box::new(reopen))
                 };
-                op_handled(actor, op, perform)
+                let mut h = op_handled(actor, op, perform);
+                if let (true, Handled::Op { decision, .. }) = (own_descriptor, &mut h) {
+                    // `/dev/stdout` naming the caller's own pipe (`pipe:[N]`) is not a file.
+                    *decision = Some(Decision::allow(ward_event::DecidedBy::Builtin));
+                }
+                h
             }
             Err(libc::ENOENT) if creating => self.open_create(actor, op, dirfd, path, flags, mode, resolve, 0),
             Err(e) => {
@@ -1333,11 +1358,19 @@ impl<'a> Ctx<'a> {
         op.target_pid = Some(target);
         op.signal = Some(sig);
         if self.sh.own_pid_ns || sig == 0 {
-            // The kernel keeps a pid namespace's signals inside it; signal 0 only probes.
+            // The kernel keeps a pid namespace's signals inside it; signal 0 only probes. A pid
+            // that does not exist in the tree's namespace fails as the kernel would fail it, so
+            // the event says so.
+            let missing = self.sh.own_pid_ns
+                && target > 0
+                && CString::new(format!("proc/{target}"))
+                    .ok()
+                    .map(|c| sys::openat(self.sh.root.as_raw_fd(), &c, libc::O_PATH | libc::O_CLOEXEC, 0).is_err())
+                    .unwrap_or(false);
             return Ok(Handled::Op {
                 actor,
                 op,
-                perform: Perform::Reply(Reply::Continue),
+                perform: Perform::Reply(if missing { Reply::Errno(libc::ESRCH) } else { Reply::Continue }),
                 deny_errno: libc::EPERM,
                 decision: Some(Decision::allow(ward_event::DecidedBy::Builtin)),
             });

@@ -347,22 +347,12 @@ pub fn finish(
 
 fn answer_and_record(sh: &Shared, n: Notif, actor: Actor, op: Operation, reply: Reply, decision: Decision) {
     match reply {
-        Reply::InjectFd { fd, cloexec } => {
-            // Install first, record, then answer: the event carries the descriptor number and
-            // precedes whatever the thread does next.
-            match sys::notif_addfd(sh.listener.as_fd(), n.id, fd.as_fd(), cloexec, false) {
-                Ok(newfd) => {
-                    sh.record(n.ts, actor, op, Outcome::Ok(Some(newfd as i64)), decision);
-                    let _ = sys::notif_send(sh.listener.as_fd(), n.id, newfd as i64, 0, false);
-                }
-                Err(e) => {
-                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                    sh.record(n.ts, actor, op, Outcome::Err(errno), decision);
-                    if errno != libc::ENOENT {
-                        let _ = sys::notif_send(sh.listener.as_fd(), n.id, 0, errno, false);
-                    }
-                }
-            }
+        Reply::InjectFd { .. } => {
+            // Installing the descriptor and answering is one ioctl (ADDFD_FLAG_SEND); the
+            // event follows it. The audit writer orders each batch by the time ward received
+            // the calls, so one thread's events keep their order.
+            let outcome = sh.respond(n.id, reply);
+            sh.record(n.ts, actor, op, outcome, decision);
         }
         Reply::Errno(e) => {
             sh.record(n.ts, actor, op, Outcome::Err(e), decision);
