@@ -459,3 +459,35 @@ fn an_always_answer_persists_and_applies_in_the_next_session() {
 }
 
 #[test]
+fn cargo_build_is_never_denied_or_held() {
+    corpus_with("off", true);
+    corpus_with("workspace-write", true);
+}
+
+#[test]
+fn writing_to_dev_stdout_in_a_pipeline_is_allowed() {
+    for user in users() {
+        let env = Env::new(&user);
+        let script = "echo via-dev-stdout > /dev/stdout | cat; echo via-fd > /proc/self/fd/1 | cat";
+        let native = env.sh_native(script);
+        assert!(
+            String::from_utf8_lossy(&native.stdout).contains("via-fd"),
+            "natively: {native:?}"
+        );
+        for sandbox in ["off", "workspace-write"] {
+            let run = env.ward_sh(&["--mode", "enforce", "--sandbox", sandbox], script);
+            assert!(
+                run.stdout().contains("via-dev-stdout") && run.stdout().contains("via-fd"),
+                "[{}] sandbox {sandbox}:\n{}",
+                user.name,
+                run.dump()
+            );
+            assert!(
+                run.denied_or_held().is_empty(),
+                "[{}] sandbox {sandbox}:\n{}",
+                user.name,
+                run.dump()
+            );
+        }
+    }
+}

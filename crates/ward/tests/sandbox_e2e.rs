@@ -483,3 +483,94 @@ fn my_uid() -> u32 {
 }
 
 #[test]
+fn a_failed_signal_to_an_outside_process_is_recorded_as_failed() {
+    for user in users() {
+        let env = Env::new(&user);
+        let b = Reaper(env.spawn_native(&["/bin/sleep", "60"], &[]));
+        let pb = pid_of(&b.0);
+        let run = env.ward_sh(&WW, &format!("/bin/kill -TERM {pb}; echo KILLRC=$?"));
+        assert!(
+            !run.stdout().contains("KILLRC=0"),
+            "[{}] kill should fail:\n{}",
+            user.name,
+            run.dump()
+        );
+        let ev = run
+            .events
+            .iter()
+            .find(|e| e["kind"] == "proc.signal" && e["target_pid"] == pb);
+        let ev =
+            ev.unwrap_or_else(|| panic!("[{}] no proc.signal event:\n{}", user.name, run.dump()));
+        assert!(
+            ev["action"] == "deny" || ev["ok"] == false,
+            "[{}] the failed signal is recorded as a success: {ev}",
+            user.name
+        );
+    }
+}
+
+/// Every path under `dir` (relative), sorted.
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, d: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(base).unwrap().display().to_string());
+            if p.is_dir() && !p.is_symlink() {
+                walk(base, &p, out);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
+    v.sort();
+    v
+}
+
+#[test]
+fn a_sandboxed_session_leaves_nothing_behind_in_the_project_or_home() {
+    for user in users() {
+        let env = Env::new(&user);
+        env.git_project();
+        for (p, c) in [
+            (".ssh/id_rsa", "KEY\n"),
+            (".npmrc", "TOKEN\n"),
+            (".bashrc", "# rc\n"),
+            (".aws/credentials", "AWS\n"),
+        ] {
+            env.write(&env.home.join(p), c);
+        }
+        std::fs::create_dir_all(env.project.join(".vscode")).unwrap();
+        env.write(&env.project.join(".vscode/settings.json"), "{}\n");
+        env.git("add .vscode && git commit -qm vscode");
+        let (home_before, project_before) = (tree(&env.home), tree(&env.project));
+        let run = env.ward_sh(&WW, "ls -a ~ ~/.ssh >/dev/null 2>&1; cat file; git status --porcelain; git log --oneline >/dev/null; echo DONE");
+        assert!(
+            run.stdout().contains("DONE"),
+            "[{}]\n{}",
+            user.name,
+            run.dump()
+        );
+        let (home_after, project_after) = (tree(&env.home), tree(&env.project));
+        assert_eq!(
+            home_before, home_after,
+            "[{}] the home directory changed",
+            user.name
+        );
+        // git may refresh its index; nothing else may appear.
+        let new: Vec<&String> = project_after
+            .iter()
+            .filter(|p| !project_before.contains(p))
+            .collect();
+        assert!(
+            new.is_empty(),
+            "[{}] left in the project: {new:?}",
+            user.name
+        );
+        assert!(
+            env.git_status().trim().is_empty(),
+            "[{}] git status: {}",
+            user.name,
+            env.git_status()
+        );
+    }
+}
