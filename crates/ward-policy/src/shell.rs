@@ -120,6 +120,25 @@ pub fn split(script: &str) -> Result<Split, String> {
 
 const MAX_DEPTH: usize = 6;
 const MAX_COMMANDS: usize = 512;
+/// brush-parser backtracks exponentially on nested `(` (each level about doubles the time:
+/// 30 unclosed `(` take hours, found by fuzzing), so deeper scripts are rejected unparsed.
+const MAX_PAREN_DEPTH: usize = 12;
+
+/// The deepest nesting of `(` in the text (quotes are not considered: an over-estimate).
+fn paren_depth(script: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in script.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
 
 fn options() -> ParserOptions {
     ParserOptions::default()
@@ -128,6 +147,9 @@ fn options() -> ParserOptions {
 fn split_into(script: &str, out: &mut Split, depth: usize) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("commands nested too deeply".into());
+    }
+    if paren_depth(script) > MAX_PAREN_DEPTH {
+        return Err("parentheses nested too deeply".into());
     }
     let opts = options();
     let mut parser = brush_parser::Parser::new(std::io::BufReader::new(script.as_bytes()), &opts);
@@ -476,6 +498,19 @@ mod tests {
         // tokenizer (tokenizer.rs:674) on this input.
         let crash = "c ps && cat o `whoami` $(id -ua_:/uthTat <<EOF  >prs && cat ~/gistry.npmjs.org/a_:ttcat ~/gistn=${T}\nEOF\n";
         assert!(split(crash).is_err());
+    }
+
+    #[test]
+    fn deeply_nested_parentheses_are_refused_quickly() {
+        // Found by fuzz/fuzz_targets/shell_split.rs: 52 unclosed `(` kept brush-parser busy
+        // for longer than the fuzzer's 10 s timeout (exponential backtracking).
+        let t = std::time::Instant::now();
+        let slow = "((((((((((((((((((((((((((((((((((((((((((((((((((((dockeoTn[:c ps && Ca";
+        assert!(split(slow).is_err());
+        assert!(split(&format!("{}a", "(".repeat(40))).is_err());
+        assert!(t.elapsed() < std::time::Duration::from_secs(2));
+        // Ordinary nesting still parses.
+        assert_eq!(argvs("echo $( (cd /tmp && ls) )"), vec!["echo $(…)", "cd /tmp", "ls"]);
     }
 
 }
