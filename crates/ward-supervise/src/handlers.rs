@@ -1420,6 +1420,23 @@ impl<'a> Ctx<'a> {
 
     fn escape(&self, name: &str, reason: &str) -> Result<Handled, i32> {
         let actor = self.actor.clone();
+        if name == "clone3" {
+            // Never carried out (its flags would be re-read after the check): ENOSYS, which
+            // makes libc use clone. Only a request for new namespaces is worth an event.
+            let flags = self.read_u64(self.arg(0)).unwrap_or(0);
+            if flags & crate::syscalls::NAMESPACE_FLAGS as u64 == 0 {
+                return Ok(Handled::Quiet(Reply::Errno(libc::ENOSYS)));
+            }
+            let mut op = Operation::new(OpKind::SysCall, name);
+            op.detail = Some(format!("clone3 with namespace flags {flags:#x}: {reason}"));
+            return Ok(Handled::Op {
+                actor,
+                op,
+                perform: Perform::Reply(Reply::Errno(libc::ENOSYS)),
+                deny_errno: libc::EPERM,
+                decision: Some(self.sh.builtin("escape", "a child in new namespaces could remap paths")),
+            });
+        }
         let kind = match name {
             "ptrace" | "process_vm_readv" | "process_vm_writev" | "pidfd_getfd" => OpKind::ProcTrace,
             _ => OpKind::SysCall,

@@ -199,7 +199,7 @@ pub const TRAPS: &[Trap] = &[
     trap!(unshare, NotifyIfArgHasBits(0, NAMESPACE_FLAGS), Escape, "a new user+mount namespace lets the tree remap paths"),
     trap!(setns, Notify, Escape, "joining another namespace"),
     trap!(clone, NotifyIfArgHasBits(0, NAMESPACE_FLAGS), Escape, "a child in new namespaces"),
-    trap!(clone3, Errno(38), Escape, "clone3's flags are in memory where the filter cannot check them: ENOSYS makes libc fall back to clone"),
+    trap!(clone3, Notify, Escape, "clone3's flags are in memory where the filter cannot check them: ward answers ENOSYS (libc falls back to clone, whose flags the filter checks) and records it when it asks for new namespaces"),
     trap!(userfaultfd, Notify, Escape, "userfaultfd lets a process stall the kernel mid-copy (race amplifier)"),
 ];
 

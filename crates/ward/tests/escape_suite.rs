@@ -207,32 +207,12 @@ const CASES: &[Case] = &[
     secret("dotdot_dirfd_mix"),
     secret("openat_home_dirfd"),
     secret("openat2_beneath"),
-    hole(
-        secret("openat2_in_root"),
-        BOTH,
-        "fail-safe but wrong: ward resolves an absolute path passed with RESOLVE_IN_ROOT from the \
-         tree's root instead of from the dirfd, so the call fails ENOENT even in audit mode and \
-         is recorded as /.ssh/id_rsa: no deny event names the key. Fix: with RESOLVE_IN_ROOT (or \
-         RESOLVE_BENEATH) resolve from the dirfd, never from Base::Root (since e70c9fe the lexical fast \
-         path also adds RESOLVE_IN_ROOT to a caller's RESOLVE_BENEATH: openat2_beneath fails \
-         EINVAL even in audit mode)",
-    ),
+    secret("openat2_in_root"),
     secret("opath_reopen"),
     secret("proc_child_cwd"),
     secret("rename_secret_in"),
-    hole(
-        case("proc_outside_cwd", PATHS, Evidence::VictimProc),
-        ENFORCE,
-        "stopped (EACCES: ward follows magic links of the tree's own processes only), but the \
-         event says action=allow, no filter: nothing records WHY. Fix: make the refusal in \
-         probe_magic a built-in denial (e.g. filter `magic-link`, reason: another process's \
-         magic link)",
-    ),
-    hole(
-        case("proc_outside_fd", PATHS, Evidence::VictimProc),
-        ENFORCE,
-        "as proc_outside_cwd: refused with EACCES but recorded as action=allow with no filter",
-    ),
+    case("proc_outside_cwd", PATHS, Evidence::VictimProc),
+    case("proc_outside_fd", PATHS, Evidence::VictimProc),
     {
         let mut c = case("proc_environ_other", PATHS, Evidence::VictimEnviron);
         c.policy = true;
@@ -246,13 +226,7 @@ const CASES: &[Case] = &[
     builtin("handle_at", PATHS, "name_to_handle_at"),
     builtin("userns_bind_mount", PATHS, "unshare"),
     builtin("clone_ns_bind_mount", PATHS, "clone"),
-    hole(
-        builtin("clone3_ns_bind_mount", PATHS, "clone3"),
-        BOTH,
-        "stopped, but never recorded: the BPF program answers every clone3 with ENOSYS without \
-         asking ward (libc falls back to clone, which is checked), so neither mode has an event; \
-         audit mode also changes behaviour (clone3 fails there too)",
-    ),
+    builtin("clone3_ns_bind_mount", PATHS, "clone3"),
     builtin("open_tree_detached", PATHS, "open_tree"),
     builtin("chroot_home", PATHS, "chroot"),
     // Syscalls that skip the filter.
@@ -262,17 +236,7 @@ const CASES: &[Case] = &[
     builtin("seccomp_listener", SYSCALLS, "seccomp"),
     {
         // Without the policy the trigger open of the key is allowed, and the case wins anyway.
-        let mut c = hole(
-            case("fanotify_fd", SYSCALLS, Evidence::SecretOr("fanotify_init")),
-            ENFORCE,
-            "the key leaks although its open is DENIED: fanotify_init is not trapped, the tree \
-             marks ~/.ssh/id_rsa by path (fanotify_mark resolves it in the kernel), and ward's \
-             one-step open (e70c9fe: an existing file is opened for real before the decision) \
-             raises FAN_OPEN, whose event carries a read-only descriptor of the key into the \
-             tree (the event names ward's pid). Needs CAP_SYS_ADMIN (root, --sandbox off; the \
-             sandbox drops it). Fix: trap fanotify_init as an escape call; and/or probe with \
-             O_PATH before the decision as before e70c9fe (O_PATH raises no FAN_OPEN)",
-        );
+        let mut c = case("fanotify_fd", SYSCALLS, Evidence::SecretOr("fanotify_init"));
         c.policy = true;
         c
     },
@@ -286,19 +250,8 @@ const CASES: &[Case] = &[
     case("tgkill_outside", OUTSIDE, Evidence::AtVictim("tgkill")),
     case("pidfd_signal_outside", OUTSIDE, Evidence::AtVictim("pidfd_send_signal")),
     case("sigqueue_outside", OUTSIDE, Evidence::AtVictim("rt_sigqueueinfo")),
-    hole(
-        case("sigio_outside", OUTSIDE, Evidence::Syscall("fcntl")),
-        BOTH,
-        "the signal reaches the process outside the tree: fcntl(F_SETOWN, pid) + F_SETSIG + \
-         O_ASYNC make the KERNEL send it on I/O, and fcntl is not trapped, so no event either. \
-         Fix: trap fcntl when cmd is F_SETOWN/F_SETOWN_EX (and ioctl FIOSETOWN/SIOCSPGRP) and \
-         judge the owner like a kill target (the sandbox's pid namespace also stops it)",
-    ),
-    hole(
-        case("sigio_ioctl_outside", OUTSIDE, Evidence::Syscall("ioctl")),
-        BOTH,
-        "as sigio_outside, with ioctl(FIOSETOWN) naming the owner: not trapped, no event",
-    ),
+    case("sigio_outside", OUTSIDE, Evidence::Syscall("fcntl")),
+    case("sigio_ioctl_outside", OUTSIDE, Evidence::Syscall("ioctl")),
     // Sockets.
     {
         let mut c = case("unix_connect_agent", SOCKETS, Evidence::AgentSocket);
@@ -313,9 +266,9 @@ const CASES: &[Case] = &[
     case("packet_socket", SOCKETS, Evidence::Socket("AF_PACKET")),
     case("raw_socket", SOCKETS, Evidence::Socket("SOCK_RAW")),
     // Getting rid of ward.
-    hole(parent_attack(case("kill_ward", WARD, Evidence::AtWard("kill"))), AUDIT, AUDIT_KILL),
-    hole(parent_attack(case("kill_ward_pgrp", WARD, Evidence::AtWard("kill"))), AUDIT, AUDIT_KILL),
-    hole(parent_attack(case("kill_zero", WARD, Evidence::AtWard("kill"))), AUDIT, AUDIT_KILL),
+    parent_attack(case("kill_ward", WARD, Evidence::AtWard("kill"))),
+    parent_attack(case("kill_ward_pgrp", WARD, Evidence::AtWard("kill"))),
+    parent_attack(case("kill_zero", WARD, Evidence::AtWard("kill"))),
     hole(
         parent_attack(case("kill_zero_sigalrm", WARD, Evidence::AtWard("kill"))),
         BOTH,
@@ -326,23 +279,9 @@ const CASES: &[Case] = &[
          signal to ward's process group other than those ward blocks (RELAYED_SIGNALS), or have \
          ward block/ignore every signal it does not handle",
     ),
-    hole(
-        parent_attack(case("sigio_kill_ward", WARD, Evidence::Syscall("fcntl"))),
-        BOTH,
-        "ward is SIGKILLed in ENFORCE mode: fcntl(F_SETOWN, ward) + F_SETSIG(SIGKILL) + O_ASYNC \
-         on a pipe, then a write; the kernel delivers the signal, no trapped call is made. The \
-         tree is then fail-closed (trapped calls get ENOSYS) but the session's record ends. Fix: \
-         as sigio_outside (trap F_SETOWN/F_SETOWN_EX/FIOSETOWN/SIOCSPGRP, refuse ward's pid and \
-         process group and pids outside the tree)",
-    ),
-    hole(
-        parent_attack(case("prlimit_ward", WARD, Evidence::Syscall("prlimit64"))),
-        AUDIT,
-        "refused in enforce mode since f38ebc6; in audit mode prlimit64 on ward is let through like \
-         the signals (AUDIT_KILL): ward's RLIMIT_FSIZE drops to 0 and ward dies of SIGXFSZ at its \
-         next write to the audit trail, before the event is written. Fix: refuse it in every mode",
-    ),
-    hole(parent_attack(case("pidfd_kill_ward", WARD, Evidence::AtWard("pidfd_send_signal"))), AUDIT, AUDIT_KILL),
+    parent_attack(case("sigio_kill_ward", WARD, Evidence::Syscall("fcntl"))),
+    parent_attack(case("prlimit_ward", WARD, Evidence::Syscall("prlimit64"))),
+    parent_attack(case("pidfd_kill_ward", WARD, Evidence::AtWard("pidfd_send_signal"))),
     case("ptrace_ward", WARD, Evidence::AtWard("ptrace")),
     case("proc_ward_mem", WARD, Evidence::WardProc),
     case("proc_ward_environ", WARD, Evidence::WardProc),
