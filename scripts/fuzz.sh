@@ -50,7 +50,7 @@ for t in "${selected[@]}"; do
     mkdir -p "$scratch" "$dir/artifacts/$name"
     echo "== $name: ${secs}s ($dir)"
     # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
-    if ! (cd "$dir" && cargo +nightly fuzz run "$name" "$scratch" "corpus/$name" -- \
+    if ! (cd "$dir" && cargo +nightly fuzz run -O "$name" "$scratch" "corpus/$name" -- \
             -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${FUZZ_FLAGS:-} \
             2>&1 | tee "$dir/target/$name.log" | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+== ERROR|SUMMARY|Done )'); then
         :
