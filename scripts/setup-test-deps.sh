@@ -17,3 +17,19 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "missing packages (install as root): ${need[*]}" >&2
   fi
 fi
+
+# The real agent CLIs for tests/agents_e2e.rs and tests/report_agents.rs, in a cache folder
+# (scripts/test.sh points WARD_AGENTS_BIN at its node_modules/.bin). Failure is not fatal: the
+# agent tests then skip and say so.
+agents_dir=${WARD_AGENTS_DIR:-$HOME/.cache/ward-test-agents}
+if [ ! -x "$agents_dir/node_modules/.bin/claude" ] || [ ! -x "$agents_dir/node_modules/.bin/codex" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    mkdir -p "$agents_dir"
+    if ! npm install --prefix "$agents_dir" --no-audit --no-fund --loglevel=error \
+        @anthropic-ai/claude-code @openai/codex >"$agents_dir/npm-install.log" 2>&1; then
+      echo "could not install the agent CLIs into $agents_dir (see $agents_dir/npm-install.log): the agent tests will skip" >&2
+    fi
+  else
+    echo "npm missing: the agent CLIs are not installed and the agent tests will skip" >&2
+  fi
+fi

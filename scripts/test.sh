@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup-test-deps.sh
+# The agent CLIs setup-test-deps.sh installed (tests/agents_e2e.rs, tests/report_agents.rs).
+export WARD_AGENTS_BIN=${WARD_AGENTS_BIN:-${WARD_AGENTS_DIR:-$HOME/.cache/ward-test-agents}/node_modules/.bin}
 export CARGO_TERM_COLOR=never
 cargo build --release --workspace --all-targets
 cargo test --release --workspace -- --test-threads=2
+if [ -x "$WARD_AGENTS_BIN/claude" ]; then
+  cargo test --release -p ward --test report_agents -- --ignored
+else
+  echo "skipping report_agents: no claude in $WARD_AGENTS_BIN" >&2
+fi
