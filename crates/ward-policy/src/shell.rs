@@ -109,7 +109,56 @@ pub struct Split {
 ///
 /// The script comes from the supervised tree and brush-parser can panic on some malformed
 /// input (an `unwrap` in its tokenizer, found by fuzzing): a panic is turned into an `Err`.
+///
+/// Some inputs make brush-parser run for minutes (a 15-byte heredoc found by fuzzing), and the
+/// caller is a supervisor thread serving a frozen exec: the parse runs on a thread of its own
+/// with a time budget. Past it the script counts as unparsable (its commands are still judged
+/// when they run); the runaway parse is abandoned, and while two are still running no new
+/// parse is started.
 pub fn split(script: &str) -> Result<Split, String> {
+    use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    static RUNAWAY: AtomicUsize = AtomicUsize::new(0);
+    const RUNNING: u8 = 0;
+    const DONE: u8 = 1;
+    const ABANDONED: u8 = 2;
+    if RUNAWAY.load(Ordering::Acquire) >= 2 {
+        return Err("earlier scripts are still being parsed; this one is not".into());
+    }
+    let state = Arc::new(AtomicU8::new(RUNNING));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = script.to_string();
+    let st = Arc::clone(&state);
+    let spawned = std::thread::Builder::new().name("ward-shell-parse".into()).spawn(move || {
+        let result = split_now(&owned);
+        if st.swap(DONE, Ordering::AcqRel) == ABANDONED {
+            RUNAWAY.fetch_sub(1, Ordering::AcqRel);
+        }
+        let _ = tx.send(result);
+    });
+    if spawned.is_err() {
+        return split_now(script);
+    }
+    match rx.recv_timeout(PARSE_BUDGET) {
+        Ok(result) => result,
+        Err(_) => {
+            if state
+                .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                RUNAWAY.fetch_add(1, Ordering::AcqRel);
+                Err("the shell parser gave up on this script (too slow)".into())
+            } else {
+                rx.recv().unwrap_or_else(|_| Err("the shell parser failed on this script".into()))
+            }
+        }
+    }
+}
+
+/// How long one script may take to parse.
+const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
+
+fn split_now(script: &str) -> Result<Split, String> {
     std::panic::catch_unwind(|| {
         let mut out = Split::default();
         split_into(script, &mut out, 0)?;
@@ -498,6 +547,16 @@ mod tests {
         // tokenizer (tokenizer.rs:674) on this input.
         let crash = "c ps && cat o `whoami` $(id -ua_:/uthTat <<EOF  >prs && cat ~/gistry.npmjs.org/a_:ttcat ~/gistn=${T}\nEOF\n";
         assert!(split(crash).is_err());
+    }
+
+    #[test]
+    fn a_script_the_parser_hangs_on_is_given_up_quickly() {
+        // Found by fuzzing: brush-parser runs for minutes on this 15-byte heredoc.
+        let t = std::time::Instant::now();
+        assert!(split("<<-\r \"$g\";  c$(").is_err());
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+        // Ordinary scripts still parse.
+        assert_eq!(split("true && cat x | sort").unwrap().commands.len(), 3);
     }
 
     #[test]

@@ -202,6 +202,19 @@ impl<'a> Ctx<'a> {
         self.n.args[i]
     }
 
+    /// A duplicate of the caller's descriptor `fd` (pidfd cached per process; a stale one,
+    /// left by a process whose pid was reused, is replaced once).
+    fn dup_fd(&self, fd: i32) -> std::io::Result<OwnedFd> {
+        let pidfd = self.sh.procs.pidfd(self.actor.pid, false)?;
+        match sys::pidfd_getfd(pidfd.as_fd(), fd) {
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {
+                let pidfd = self.sh.procs.pidfd(self.actor.pid, true)?;
+                sys::pidfd_getfd(pidfd.as_fd(), fd)
+            }
+            r => r,
+        }
+    }
+
     fn ns_pid(&self) -> (i32, i32) {
         match self.facts {
             Some(f) => (f.status.ns_tgid, f.status.ns_tid.max(1)),
@@ -809,8 +822,7 @@ impl<'a> Ctx<'a> {
 
     fn dents(&self, name: &str) -> Result<Handled, i32> {
         let fd = self.arg(0) as i32;
-        let pidfd = sys::pidfd_open(self.actor.pid).map_err(|e| errno_of(&e))?;
-        let dup = match sys::pidfd_getfd(pidfd.as_fd(), fd) {
+        let dup = match self.dup_fd(fd) {
             Ok(d) => d,
             Err(e) => {
                 let errno = errno_of(&e);
@@ -955,8 +967,7 @@ impl<'a> Ctx<'a> {
             }
         }
         op.addr = Some(addr);
-        let pidfd = sys::pidfd_open(actor.pid).map_err(|e| errno_of(&e))?;
-        let dup = match sys::pidfd_getfd(pidfd.as_fd(), fd) {
+        let dup = match self.dup_fd(fd) {
             Ok(d) => d,
             Err(e) => return Ok(fail(actor, op, errno_of(&e))),
         };
@@ -1015,8 +1026,7 @@ impl<'a> Ctx<'a> {
 
     /// The peer of the caller's socket `fd` (for sends on connected sockets).
     fn socket_peer(&self, fd: i32) -> Option<Vec<u8>> {
-        let pidfd = sys::pidfd_open(self.actor.pid).ok()?;
-        let dup = sys::pidfd_getfd(pidfd.as_fd(), fd).ok()?;
+        let dup = self.dup_fd(fd).ok()?;
         sys::getpeername_raw(dup.as_fd()).ok()
     }
 
@@ -1087,8 +1097,7 @@ impl<'a> Ctx<'a> {
         let Some(data) = data_for_emulation else {
             return Ok(op_handled(actor, op, dns_then(learn, Reply::Continue)));
         };
-        let pidfd = sys::pidfd_open(actor.pid).map_err(|e| errno_of(&e))?;
-        let dup = match sys::pidfd_getfd(pidfd.as_fd(), fd) {
+        let dup = match self.dup_fd(fd) {
             Ok(d) => d,
             Err(e) => return Ok(fail(actor, op, errno_of(&e))),
         };

@@ -99,6 +99,8 @@ struct Inner {
     procs: HashMap<i32, ProcFacts>,
     /// process id → exec to verify
     pending: HashMap<i32, PendingExec>,
+    /// process id → pidfd (for pidfd_getfd), opened on first use
+    pidfds: HashMap<i32, std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 /// The process table, shared by the worker threads.
@@ -170,6 +172,31 @@ impl ProcTable {
                 None,
             ),
         }
+    }
+
+    /// A pidfd of process `pid`, cached (`fresh` forces a new one: the cached one may belong
+    /// to an earlier process with the same number).
+    pub fn pidfd(&self, pid: i32, fresh: bool) -> std::io::Result<std::sync::Arc<std::os::fd::OwnedFd>> {
+        if !fresh {
+            if let Some(fd) = self.lock().pidfds.get(&pid) {
+                return Ok(fd.clone());
+            }
+        }
+        let fd = std::sync::Arc::new(crate::sys::pidfd_open(pid)?);
+        let mut inner = self.lock();
+        if inner.pidfds.len() >= 256 {
+            // Bounded: drop the pidfds of processes that have exited (readable), and all of
+            // them if that is not enough — they are only a cache.
+            use std::os::fd::AsFd;
+            inner.pidfds.retain(|_, f| {
+                crate::sys::poll_readable(&[f.as_fd()], 0).map(|r| r.is_empty()).unwrap_or(false)
+            });
+            if inner.pidfds.len() >= 256 {
+                inner.pidfds.clear();
+            }
+        }
+        inner.pidfds.insert(pid, fd.clone());
+        Ok(fd)
     }
 
     /// Forgets process `pid` (it exec'd or exited): the next call re-reads `/proc`.
