@@ -208,13 +208,10 @@ impl Drop for Kill {
     }
 }
 
-#[test]
-fn a_scripted_claude_code_session_finishes_and_the_credential_never_reaches_the_model() {
-    let Some(claude) = find("claude") else {
-        eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
-        return;
-    };
-    let b = Base::new(&claude);
+/// Runs the scripted session (natively or under ward) in a fresh base: the base, the output,
+/// the events and the model server's log.
+fn session(claude: &Path, under_ward: bool) -> (Base, Output, Vec<Value>, String) {
+    let b = Base::new(claude);
     let p = &b.project;
     std::fs::write(p.join("app.js"), "console.log('hello');\n").unwrap();
     let app = p.join("app.js").display().to_string();
@@ -256,22 +253,51 @@ fn a_scripted_claude_code_session_finishes_and_the_credential_never_reaches_the_
     let url = format!("http://127.0.0.1:{port}");
     let allow = format!("127.0.0.1:{port}");
     let c = claude.to_str().unwrap();
-    let (out, evs) = b.ward(
-        &["--profile", "claude-code", "--allow-net", &allow],
-        &[
-            c,
-            "-p",
-            "update the greeting in app.js",
-            "--allowedTools",
-            "Bash,Read,Edit,Write",
-        ],
-        &[
-            ("ANTHROPIC_BASE_URL", &url),
-            ("ANTHROPIC_API_KEY", "sk-ant-test"),
-        ],
-        "session",
-    );
+    let argv = [
+        c,
+        "-p",
+        "update the greeting in app.js",
+        "--allowedTools",
+        "Bash,Read,Edit,Write",
+    ];
+    let vars = [
+        ("ANTHROPIC_BASE_URL", url.as_str()),
+        ("ANTHROPIC_API_KEY", "sk-ant-test"),
+    ];
+    let (out, evs) = if under_ward {
+        b.ward(
+            &["--profile", "claude-code", "--allow-net", &allow],
+            &argv,
+            &vars,
+            "session",
+        )
+    } else {
+        (b.command(&argv, &vars).output().unwrap(), vec![])
+    };
     let model_log = std::fs::read_to_string(&log).unwrap_or_default();
+    (b, out, evs, model_log)
+}
+
+#[test]
+fn a_scripted_claude_code_session_finishes_and_the_credential_never_reaches_the_model() {
+    let Some(claude) = find("claude") else {
+        eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
+        return;
+    };
+    // Without ward the same script sends the token to the model: the test can see a leak.
+    let (_, native, _, native_log) = session(&claude, false);
+    assert_eq!(
+        native.status.code(),
+        Some(0),
+        "native session: {}",
+        message(&native)
+    );
+    assert!(
+        native_log.contains("\"leaked\": true"),
+        "natively the secret should reach the model server (is the script still right?):\n{native_log}"
+    );
+    let (b, out, evs, model_log) = session(&claude, true);
+    let p = &b.project;
     let dump = format!(
         "exit {:?}\n--- stdout\n{}\n--- stderr\n{}\n--- model log\n{model_log}\n--- denials\n{}",
         out.status.code(),
