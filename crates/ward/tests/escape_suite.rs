@@ -87,6 +87,9 @@ enum Evidence {
     AtVictim(&'static str),
     /// A `proc.signal` or `proc.trace` aimed at ward (this syscall).
     AtWard(&'static str),
+    /// A file operation on the key, or on any path refused by the `sensitive-inode` filter
+    /// (the key under another name).
+    SecretInode,
     /// A file operation on the key, or an event for this syscall (where the fix may stop the
     /// attack earlier).
     SecretOr(&'static str),
@@ -183,14 +186,13 @@ const CASES: &[Case] = &[
     secret("symlink_made_relative"),
     secret("hardlink_made"),
     secret("hardlink_linkat_fd"),
-    hole(
-        secret("hardlink_planted"),
-        BOTH,
-        "a hard link to the key that exists before the session is opened under its workspace \
-         name: ward resolves the path (correctly) and the policy sees a workspace file; the inode \
-         is the key's. Fix: for a regular file with st_nlink > 1, compare (st_dev, st_ino) with the \
-         sensitive files' (stat them when the policy loads) and judge the open as the key",
-    ),
+    {
+        // The key under another name: the event names the workspace path and the
+        // `sensitive-inode` filter (ward compares inodes of multiply-linked files).
+        let mut c = case("hardlink_planted", PATHS, Evidence::SecretInode);
+        c.policy = true;
+        c
+    },
     secret("proc_self_root"),
     secret("proc_self_fd_dirfd"),
     secret("proc_thread_self_fd"),
@@ -267,12 +269,9 @@ const CASES: &[Case] = &[
     hole(
         parent_attack(case("kill_zero_sigalrm", WARD, Evidence::AtWard("kill"))),
         BOTH,
-        "ward is killed in ENFORCE mode by kill(0, SIGALRM): for a target of 0 or -pgrp the \
-         signal-scope check refuses only SIGKILL/SIGSTOP, and ward neither blocks nor handles \
-         SIGALRM (nor SIGVTALRM, SIGPROF, SIGPWR, SIGXCPU, SIGSEGV, SIGRTMIN+n…; SIGTSTP/SIGTTIN \
-         stop it), so their default action ends it; the event is lost with it. Fix: refuse every \
-         signal to ward's process group other than those ward blocks (RELAYED_SIGNALS), or have \
-         ward block/ignore every signal it does not handle",
+        "not a denial by design: kill(0, SIGALRM) reaches the tree's own processes, which is \
+         legitimate, and ward itself blocks SIGALRM (every blockable signal), so it survives; the \
+         call is recorded as an allowed proc.signal, with no deny event to point at",
     ),
     parent_attack(case("sigio_kill_ward", WARD, Evidence::Syscall("fcntl"))),
     parent_attack(case("prlimit_ward", WARD, Evidence::Syscall("prlimit64"))),
@@ -850,6 +849,12 @@ fn matches(w: &World, ev: Evidence, parent: i32, e: &Event) -> bool {
     };
     match ev {
         Evidence::SecretPath => is_file_op(kind) && (path == secret || path2 == secret),
+        Evidence::SecretInode => {
+            is_file_op(kind)
+                && (path == secret
+                    || path2 == secret
+                    || e.decision.filters.iter().any(|f| f.filter == "sensitive-inode"))
+        }
         Evidence::VictimEnviron => {
             is_file_op(kind) && path == format!("/proc/{}/environ", w.victim.pid)
         }
