@@ -283,14 +283,19 @@ pub fn run(launch: Launch, cfg: SupervisorConfig) -> Result<RunResult, LaunchErr
         use std::os::unix::thread::JoinHandleExt;
         sys::interrupt_thread(h.as_pthread_t(), wake_signal());
     }
+    // Keep poking each worker until it notices (it may have been between checks), but never
+    // wait on one for long: the tree is gone, and a worker still busy (a call that blocks in
+    // the kernel) must not keep the session from ending.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     for h in handles {
-        // Keep poking until it notices (it may have been between checks).
-        while !h.is_finished() {
+        while !h.is_finished() && std::time::Instant::now() < deadline {
             use std::os::unix::thread::JoinHandleExt;
             sys::interrupt_thread(h.as_pthread_t(), wake_signal());
-            std::thread::yield_now();
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        let _ = h.join();
+        if h.is_finished() {
+            let _ = h.join();
+        }
     }
     drop(child);
     Ok(RunResult {
