@@ -46,9 +46,12 @@ fn run(tool: &[&str], cmd: &Path, project: &Path, home: &Path) {
     let _ = status;
 }
 
+/// Within 5%, or within a few processes: the environ sweep reads every process on the machine,
+/// and the two runs differ by their own supervising processes (ward and its init vs strace)
+/// and by whatever else started or ended between them.
 fn close(a: u64, b: u64) -> bool {
     let (lo, hi) = (a.min(b) as f64, a.max(b) as f64);
-    hi - lo <= (hi * 0.05).max(2.0)
+    hi - lo <= (hi * 0.05).max(6.0)
 }
 
 #[test]
