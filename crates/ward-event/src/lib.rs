@@ -52,7 +52,7 @@ mod path;
 mod sockaddr;
 
 pub use errno::{errno_from_name, errno_name};
-pub use path::PathBytes;
+pub use path::{is_under, PathBytes};
 pub use sockaddr::SockAddr;
 
 use serde::{Deserialize, Serialize};

@@ -49,21 +49,27 @@ impl PathBytes {
     /// Whether the path starts with `prefix` as a whole component (`/a/b` is under `/a`, not
     /// under `/a/` nor `/ab`).
     pub fn starts_with_dir(&self, prefix: &[u8]) -> bool {
-        let prefix = if prefix.len() > 1 && prefix.ends_with(b"/") {
-            &prefix[..prefix.len() - 1]
-        } else {
-            prefix
-        };
-        if prefix == b"/" {
-            return self.0.starts_with(b"/");
-        }
-        self.0.starts_with(prefix) && (self.0.len() == prefix.len() || self.0[prefix.len()] == b'/')
+        is_under(&self.0, prefix)
     }
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+}
+
+/// Whether `path` is `dir` or lies below it, by whole components (`/a/b` is under `/a` and
+/// `/a/`, not under `/ab`); every path is under `/`.
+pub fn is_under(path: &[u8], dir: &[u8]) -> bool {
+    let dir = if dir.len() > 1 && dir.ends_with(b"/") {
+        &dir[..dir.len() - 1]
+    } else {
+        dir
+    };
+    if dir == b"/" {
+        return path.starts_with(b"/");
+    }
+    path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
 }
 
 impl fmt::Debug for PathBytes {

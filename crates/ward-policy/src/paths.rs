@@ -67,15 +67,7 @@ pub fn expand_home_in_arg(arg: &str, home: &str) -> Option<String> {
 /// Whether `path` equals `dir` or lies below it (component-wise).
 #[inline]
 pub fn under(path: &[u8], dir: &[u8]) -> bool {
-    let dir = if dir.len() > 1 && dir.ends_with(b"/") {
-        &dir[..dir.len() - 1]
-    } else {
-        dir
-    };
-    if dir == b"/" {
-        return path.starts_with(b"/");
-    }
-    path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
+    ward_event::is_under(path, dir)
 }
 
 /// The last component of a path (the whole string when it has no `/`).

@@ -36,15 +36,7 @@ pub fn normalize(path: &[u8]) -> Vec<u8> {
 
 /// Whether `path` is `dir` or below it (whole components).
 pub fn is_under(path: &[u8], dir: &[u8]) -> bool {
-    let dir = if dir.len() > 1 && dir.ends_with(b"/") {
-        &dir[..dir.len() - 1]
-    } else {
-        dir
-    };
-    if dir == b"/" {
-        return path.starts_with(b"/");
-    }
-    path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
+    ward_event::is_under(path, dir)
 }
 
 /// The path for people: `home` replaced by `~`, invalid UTF-8 replaced.
