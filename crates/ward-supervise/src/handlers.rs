@@ -14,6 +14,7 @@ use crate::syscalls::{self, Class};
 use crate::sys;
 use std::ffi::CString;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use ward_event::{Actor, Decision, OpKind, Operation, PathBytes, SockAddr};
 
@@ -293,6 +294,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The caller's root directory, in its own mount namespace (after a chroot or an unshare
+    /// of its mounts it is not the tree's).
+    fn caller_root(&self) -> Result<OwnedFd, i32> {
+        let c = cstr(format!("/proc/{}/root", self.n.tid).as_bytes())?;
+        sys::openat(libc::AT_FDCWD, &c, libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY, 0).map_err(|e| errno_of(&e))
+    }
+
     /// The caller's `dirfd` (or cwd) reopened by ward, whatever the path.
     fn dirfd_base(&self, dirfd: i32) -> Result<Base, i32> {
         self.base_for(dirfd, b"relative")
@@ -321,8 +329,15 @@ impl<'a> Ctx<'a> {
             Base::Root => {
                 let rel = path.trim_ascii_start_slashes();
                 let c2 = cstr(if rel.is_empty() { b"." } else { rel })?;
+                let own_root;
+                let root = if self.sh.roots_vary.load(Ordering::Acquire) {
+                    own_root = self.caller_root()?;
+                    own_root.as_fd()
+                } else {
+                    self.sh.root.as_fd()
+                };
                 return sys::openat2(
-                    self.sh.root.as_fd(),
+                    root,
                     &c2,
                     flags | libc::O_CLOEXEC as u64,
                     mode,
@@ -383,6 +398,9 @@ impl<'a> Ctx<'a> {
         }
         let mut abs = if path.starts_with(b"/") {
             Some(path.to_vec())
+        } else if self.sh.roots_vary.load(Ordering::Acquire) {
+            // The cwd's path as ward reads it may be outside the caller's root: no textual join.
+            None
         } else {
             self.dir_path(dirfd).map(|d| pathutil::join(&d, path))
         };
@@ -397,6 +415,9 @@ impl<'a> Ctx<'a> {
             }
         }
         let mut path = abs.unwrap_or_else(|| path.to_vec());
+        if let Some(p) = self.self_in_proc_dir(dirfd, &path) {
+            path = p;
+        }
         for _attempt in 0..2 {
             let base = self.base_for(dirfd, &path)?;
             match self.open_from(&base, &path, o_flags, 0, resolve) {
@@ -424,6 +445,40 @@ impl<'a> Ctx<'a> {
             }
         }
         Err(libc::ELOOP)
+    }
+
+    /// A relative `self/…` (or `thread-self/…`) whose base is a procfs root directory, as the
+    /// caller's own entry. Without it the lookup would land in ward's `/proc/PID`, and the
+    /// caller's procfs need not be at `/proc` of its root (bwrap opens it before pivot_root).
+    ///
+    /// That procfs may belong to any of the caller's pid namespaces (bwrap opens the host's,
+    /// then forks into a new one): the caller's ids at each level are tried, innermost first,
+    /// and the entry whose start time is the caller's is the caller.
+    fn self_in_proc_dir(&self, dirfd: i32, path: &[u8]) -> Option<Vec<u8>> {
+        const PROC_ROOT_INO: u64 = 1;
+        pathutil::rewrite_self_in_proc(path, 0, 0)?;
+        let Ok(Base::Dir(dir)) = self.base_for(dirfd, path) else { return None };
+        let on_proc_root = sys::fstat(dir.as_fd()).is_ok_and(|st| st.st_ino == PROC_ROOT_INO)
+            && sys::filesystem_type(dir.as_fd()).is_ok_and(|t| t == libc::PROC_SUPER_MAGIC as i64);
+        if !on_proc_root {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.n.tid)).ok()?;
+        let (tgids, tids) = crate::proctable::parse_ns_ids(&status)?;
+        let start = |stat: Option<String>| stat.as_deref().and_then(crate::proctable::parse_start_time);
+        let own_start = start(std::fs::read_to_string(format!("/proc/{}/task/{}/stat", tgids[0], tids[0])).ok())?;
+        for (&pid, &tid) in tgids.iter().zip(&tids).rev() {
+            let candidate = pathutil::rewrite_self_in_proc(path, pid, tid)?;
+            let stat = format!("{pid}/task/{tid}/stat");
+            let stat = cstr(stat.as_bytes())
+                .ok()
+                .and_then(|c| sys::openat(dir.as_raw_fd(), &c, libc::O_RDONLY | libc::O_CLOEXEC, 0).ok())
+                .and_then(|fd| std::io::read_to_string(std::fs::File::from(fd)).ok());
+            if start(stat) == Some(own_start) {
+                return Some(candidate);
+            }
+        }
+        None
     }
 
     /// The caller's umask now (`umask()` is not trapped, so it is read when a call creates
@@ -1464,6 +1519,11 @@ impl<'a> Ctx<'a> {
         }
         if name == "open_by_handle_at" || name == "name_to_handle_at" {
             op.path = Some(PathBytes::from(self.textual_abs(self.arg(0) as i32, b".")));
+        }
+        if matches!(name, "chroot" | "pivot_root" | "setns" | "unshare" | "clone") {
+            // Should it be let through, paths of this process (and its children) may no longer
+            // resolve from the tree's root: set before the call can go on.
+            self.sh.roots_vary.store(true, Ordering::Release);
         }
         let decision = self.sh.builtin("escape", reason);
         let errno = if name.starts_with("io_uring") { libc::ENOSYS } else { libc::EPERM };

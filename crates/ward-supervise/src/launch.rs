@@ -245,6 +245,7 @@ pub fn run(launch: Launch, cfg: SupervisorConfig) -> Result<RunResult, LaunchErr
         procs: Default::default(),
         root,
         own_root: cfg.own_root,
+        roots_vary: AtomicBool::new(false),
         own_pid_ns: cfg.own_pid_ns,
         ward_pid,
         ward_pgrp,

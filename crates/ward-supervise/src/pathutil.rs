@@ -85,6 +85,19 @@ pub fn rewrite_self(path: &[u8], pid: i32, tid: i32) -> Option<Vec<u8>> {
     None
 }
 
+/// `self/…` or `thread-self/…` looked up in a procfs root directory (`openat(proc_fd,
+/// "self/status")`), made the caller's own entry: `PID/…` or `PID/task/TID/…`.
+pub fn rewrite_self_in_proc(rel: &[u8], pid: i32, tid: i32) -> Option<Vec<u8>> {
+    let end = rel.iter().position(|&b| b == b'/').unwrap_or(rel.len());
+    let mut out = match &rel[..end] {
+        b"self" => format!("{pid}").into_bytes(),
+        b"thread-self" => format!("{pid}/task/{tid}").into_bytes(),
+        _ => return None,
+    };
+    out.extend_from_slice(&rel[end..]);
+    Some(out)
+}
+
 /// A `/proc/PID/…` path whose resolution goes through a magic link (`fd/N`, `cwd`, `root`,
 /// `exe`, `ns/X`, `map_files/X`, also under `task/TID/`): the prefix up to and including the
 /// magic component, the pid, whether it is `root` (the rest resolves inside it), and the rest.
@@ -221,5 +234,14 @@ mod tests {
         for len in 0..24 {
             assert_eq!(parse_open_how(&how[..len]), None);
         }
+    }
+
+    #[test]
+    fn self_relative_to_a_proc_directory_becomes_the_callers_pid() {
+        assert_eq!(rewrite_self_in_proc(b"self/mountinfo", 7, 9).unwrap(), b"7/mountinfo");
+        assert_eq!(rewrite_self_in_proc(b"self", 7, 9).unwrap(), b"7");
+        assert_eq!(rewrite_self_in_proc(b"thread-self/stat", 7, 9).unwrap(), b"7/task/9/stat");
+        assert_eq!(rewrite_self_in_proc(b"selfish/x", 7, 9), None);
+        assert_eq!(rewrite_self_in_proc(b"1/self", 7, 9), None);
     }
 }

@@ -109,6 +109,24 @@ pub struct ProcTable {
     inner: Mutex<Inner>,
 }
 
+/// The process and thread ids of a `/proc/TID/status` at every pid-namespace level, from the
+/// reader's namespace inwards (`NStgid`, `NSpid`).
+pub fn parse_ns_ids(text: &str) -> Option<(Vec<i32>, Vec<i32>)> {
+    let ids = |key: &str| -> Option<Vec<i32>> {
+        let line = text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))?;
+        line.split_whitespace().map(|x| x.parse().ok()).collect()
+    };
+    let (tgids, tids) = (ids("NStgid")?, ids("NSpid")?);
+    (tgids.len() == tids.len() && !tgids.is_empty()).then_some((tgids, tids))
+}
+
+/// The start time (clock ticks after boot, field 22) in the text of a `/proc/PID/stat`.
+pub fn parse_start_time(stat: &str) -> Option<u64> {
+    // The command name (field 2) may hold anything, ')' included: fields follow the last ')'.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// Reads a thread's status and its process's executable.
 pub fn read_facts(tid: i32) -> Option<ProcFacts> {
     let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
@@ -306,5 +324,14 @@ mod tests {
         assert!(descends_from(me, me));
         assert!(descends_from(me, f.status.ppid));
         assert!(!descends_from(1, me));
+    }
+
+    #[test]
+    fn namespace_ids_and_start_time() {
+        assert_eq!(parse_ns_ids(SAMPLE), Some((vec![4242, 7], vec![4243, 8])));
+        assert_eq!(parse_ns_ids("NStgid:\t5\n"), None);
+        let stat = "4242 (a) b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
+        assert_eq!(parse_start_time(stat), Some(987654));
+        assert_eq!(parse_start_time("4242 (x"), None);
     }
 }

@@ -56,6 +56,13 @@ pub struct Shared {
     pub root: OwnedFd,
     /// Whether the tree has its own root (sandbox) so paths are resolved textually in it.
     pub own_root: bool,
+    /// Set once a process of the tree may have left the tree's root or mount namespace (a
+    /// chroot, pivot_root, setns, or unshare/clone with namespace flags was let through, as
+    /// audit mode does): from then on absolute paths are resolved from each caller's own
+    /// `/proc/TID/root`, which is its root in its own mount namespace, instead of [`root`].
+    ///
+    /// [`root`]: Shared::root
+    pub roots_vary: AtomicBool,
     /// Whether the tree has its own pid namespace (signals cannot leave it).
     pub own_pid_ns: bool,
     /// ward's pid.

@@ -364,3 +364,61 @@ fn addresses_are_named_after_the_dns_queries_that_found_them() {
     assert_eq!(connect.op.addr.as_ref().unwrap().to_string(), "127.0.0.2:9");
     assert_eq!(connect.op.domain.as_deref(), Some("example.test"), "ward learnt the name by its own lookup");
 }
+
+#[test]
+fn paths_resolve_in_the_callers_own_mount_namespace_and_root() {
+    // A sandbox inside the tree (bwrap, as Codex probes at startup) makes a mount namespace,
+    // mounts a tmpfs and chroots into it. Audit mode lets that through, and every call ward
+    // emulates must then resolve where the caller would: in the tmpfs, never on the host.
+    let script = fixtures().join("namespaces.py");
+    let run = |under_ward: bool| -> (String, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("w");
+        std::fs::create_dir(&work).unwrap();
+        let mut cmd = if under_ward {
+            let mut c = Command::new(ward());
+            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--", "python3"]);
+            c
+        } else {
+            Command::new("python3")
+        };
+        let out = cmd.arg(&script).arg(&work).stdin(Stdio::null()).output().unwrap();
+        assert!(out.status.success(), "under ward: {under_ward}: {}", String::from_utf8_lossy(&out.stderr));
+        let host: Vec<String> = std::fs::read_dir(work.join("mnt"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), host)
+    };
+    let (native, native_host) = run(false);
+    assert!(native.contains("absolute after chroot: in the tmpfs"), "{native}");
+    assert!(native_host.is_empty(), "natively nothing reaches the host directory: {native_host:?}");
+    let (supervised, supervised_host) = run(true);
+    assert_eq!(supervised, native);
+    assert!(supervised_host.is_empty(), "under ward the tmpfs writes reached the host: {supervised_host:?}");
+}
+
+#[test]
+fn a_bubblewrap_sandbox_inside_the_tree_works_as_without_ward() {
+    // bwrap opens /proc, forks into new user, pid, net and mount namespaces, pivots into a tmpfs
+    // and reads its mount table through that early /proc descriptor ("self/mountinfo"): every
+    // step must resolve as the kernel resolves it for bwrap, not for ward.
+    if Command::new("bwrap").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: bwrap not installed (scripts/setup-test-deps.sh installs bubblewrap)");
+        return;
+    }
+    let script = "echo in-tmp > /tmp/f; cat /tmp/f; ls /tmp; ls /proc | grep -c '^[0-9]'; \
+                  grep -c ' / ' /proc/self/mountinfo; readlink /proc/self; ls /dev/null";
+    let argv = [
+        "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--proc",
+        "/proc", "--dev", "/dev", "sh", "-c", script,
+    ];
+    let native = Command::new(argv[0]).args(&argv[1..]).stdin(Stdio::null()).output().unwrap();
+    assert!(native.status.success(), "natively: {}", String::from_utf8_lossy(&native.stderr));
+    let dir = tempfile::tempdir().unwrap();
+    let r = exec(dir.path(), dir.path(), &argv);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stdout, String::from_utf8_lossy(&native.stdout));
+    let pivot = r.events.iter().find(|e| e.op.syscall == "pivot_root");
+    assert!(pivot.is_some(), "bwrap's pivot_root is recorded");
+}

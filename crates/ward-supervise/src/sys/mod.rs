@@ -475,6 +475,15 @@ pub fn fstat(fd: BorrowedFd<'_>) -> io::Result<libc::stat> {
     Ok(st)
 }
 
+/// The filesystem type (`f_type` of `fstatfs`) of the file `fd` is on.
+pub fn filesystem_type(fd: BorrowedFd<'_>) -> io::Result<i64> {
+    // SAFETY: statfs is plain data, filled by the kernel.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a valid out-pointer for the duration of the call.
+    cvt_int(unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) })?;
+    Ok(st.f_type as i64)
+}
+
 /// `fstatat(dirfd, path, AT_SYMLINK_NOFOLLOW?)`.
 pub fn fstatat(dirfd: BorrowedFd<'_>, path: &CStr, nofollow: bool) -> io::Result<libc::stat> {
     // SAFETY: stat is plain data, filled by the kernel.
