@@ -10,7 +10,3 @@ export WARD_AGENTS_BIN=${WARD_AGENTS_BIN:-${WARD_AGENTS_DIR:-$HOME/.cache/ward-t
 export CARGO_TERM_COLOR=never
 cargo build --release --workspace --all-targets
 cargo test --release --workspace -- --test-threads=2
-# The strace-vs-ward comparison on the real Claude Code CLI (issue 3) is run by hand: its
-# environ-sweep count depends on every process running on the machine at that moment, so two
-# sequential runs on a busy machine can differ by more than 5%:
-#   WARD_AGENTS_BIN=... cargo test --release -p ward --test report_agents -- --ignored

@@ -9,7 +9,7 @@
 //! | files in / outside the project | the union of both sets, split by whether the path is under the project directory |
 //! | directory scans | successful `dir.list` events (one per directory listing: the first `getdents64` on a freshly opened fd), not made unique |
 //! | subprocesses | distinct paths of successful `proc.exec` events, the session's own command included |
-//! | processes | distinct `pid`s among all events |
+//! | processes | distinct `pid`s among all events (from an strace log: task ids, threads included — `-f` prints thread ids and the published flags do not trace `clone`) |
 //! | connections | successful `net.connect` and `ipc.connect` events to an IP or unix address; a non-blocking connect's `EINPROGRESS` counts as success |
 //!
 //! Failed calls are left out of all counts. Files matching a runtime rule ([`RuntimeDirs`]) are
