@@ -243,17 +243,17 @@ pub fn worker_loop(sh: Arc<Shared>) {
         }
         match sys::notif_recv(sh.listener.as_fd(), &mut raw) {
             Ok(()) => {}
-            Err(e) => match e.raw_os_error() {
-                Some(libc::EINTR) | Some(libc::ENOENT) => continue,
-                _ => {
-                    // The listener is unusable (all users gone): nothing more to serve.
-                    if sh.stopping.load(Ordering::Acquire) {
-                        return;
-                    }
-                    std::thread::yield_now();
-                    continue;
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+            Err(_) => {
+                // Once the last process using the filter is gone the listener hangs up and
+                // every receive fails at once: nothing more can come, so stop rather than spin.
+                // (ENOENT without a hang-up: the caller died between wake-up and receive.)
+                if sys::hung_up(sh.listener.as_fd()) {
+                    return;
                 }
-            },
+                std::thread::yield_now();
+                continue;
+            }
         }
         sh.stats.notifications.fetch_add(1, Ordering::Relaxed);
         let n = Notif {

@@ -407,6 +407,15 @@ pub fn read_signalfd(fd: BorrowedFd<'_>) -> io::Result<(i32, i32)> {
     Ok((info.ssi_signo as i32, info.ssi_pid as i32))
 }
 
+/// Whether `fd` reports `POLLHUP` now (for a seccomp listener: no process uses its filter any
+/// more, so no notification can ever come).
+pub fn hung_up(fd: BorrowedFd<'_>) -> bool {
+    let mut pfd = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    // SAFETY: `pfd` is one valid pollfd; a zero timeout never blocks.
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    n > 0 && pfd.revents & libc::POLLHUP != 0
+}
+
 /// `poll` on a set of descriptors for readability; returns the indices that are ready.
 pub fn poll_readable(fds: &[BorrowedFd<'_>], timeout_ms: i32) -> io::Result<Vec<usize>> {
     let mut pfds: Vec<libc::pollfd> = fds
