@@ -871,17 +871,50 @@ pub fn known_profiles(profiles_dir: Option<&Path>) -> Vec<String> {
     names
 }
 
-/// All profiles (built-in and user) parsed, for the automatic pick.
+/// The `[meta]` of every profile (built-in and user), for the automatic pick.
+///
+/// Only `[meta]` decides the pick, and parsing every profile in full with its `extends` chain
+/// cost several milliseconds of each `ward exec`: the table is cut out of the text and parsed
+/// alone (the whole file when that fails). The picked profile is then loaded and checked in
+/// full like any other.
 fn all_profiles(profiles_dir: Option<&Path>) -> Vec<(String, ConfigFile)> {
+    #[derive(serde::Deserialize)]
+    struct MetaOnly {
+        meta: Option<crate::schema::Meta>,
+    }
     let mut out = Vec::new();
     for name in known_profiles(profiles_dir) {
-        if let Ok(chain) = load_profile(&name, profiles_dir, "auto") {
-            if let Some(last) = chain.into_iter().last() {
-                out.push((name, last.file));
-            }
+        let user_text = profiles_dir
+            .filter(|_| valid_profile_name(&name))
+            .and_then(|d| std::fs::read_to_string(d.join(format!("{name}.toml"))).ok());
+        let Some(text) = user_text.or_else(|| profiles::builtin_text(&name).map(str::to_string)) else {
+            continue;
+        };
+        let meta = meta_table(&text)
+            .and_then(|t| toml::from_str::<MetaOnly>(t).ok())
+            .or_else(|| toml::from_str::<MetaOnly>(&text).ok())
+            .and_then(|m| m.meta);
+        if let Some(meta) = meta {
+            out.push((name, ConfigFile { meta: Some(meta), ..Default::default() }));
         }
     }
     out
+}
+
+/// The text of the `[meta]` table of a TOML document: from its header to the next line that
+/// starts a table, or `None` when there is no such header.
+fn meta_table(text: &str) -> Option<&str> {
+    let mut pos = 0;
+    let mut begin = None;
+    for line in text.split_inclusive('\n') {
+        match begin {
+            None if line.trim() == "[meta]" => begin = Some(pos),
+            Some(b) if line.starts_with('[') => return text.get(b..pos),
+            _ => {}
+        }
+        pos += line.len();
+    }
+    begin.and_then(|b| text.get(b..))
 }
 
 /// Loads and merges the configuration for one run.
@@ -1406,4 +1439,28 @@ pub fn append_approval(path: &Path, entry: &ApprovedFile) -> std::io::Result<()>
     out.push_str("\n# Added by ward: answered \"always\" at a review.\n");
     out.push_str(&text);
     f.write_all(out.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_meta_table_is_cut_out_of_a_profile() {
+        let text = "# c\r\nmode = \"audit\"\r\n[meta]\r\nname = \"x\"\r\ncommands = [\r\n  \"x\",\r\n]\r\n[sandbox]\r\nmode = \"off\"\r\n";
+        assert_eq!(meta_table(text), Some("[meta]\r\nname = \"x\"\r\ncommands = [\r\n  \"x\",\r\n]\r\n"));
+        assert_eq!(meta_table("[meta]\nname = \"y\""), Some("[meta]\nname = \"y\""));
+        assert_eq!(meta_table("[sandbox]\nmode = \"off\"\n"), None);
+    }
+
+    #[test]
+    fn every_builtin_profile_is_picked_by_its_meta_alone() {
+        let metas = all_profiles(None);
+        for name in profiles::builtin_names() {
+            let full: ConfigFile = toml::from_str(profiles::builtin_text(name).unwrap()).unwrap();
+            let cut = metas.iter().find(|(n, _)| n == name).map(|(_, f)| f.meta.clone());
+            let (full, cut) = (full.meta.unwrap(), cut.flatten().expect(name));
+            assert_eq!((full.name, full.commands, full.packages), (cut.name, cut.commands, cut.packages));
+        }
+    }
 }
