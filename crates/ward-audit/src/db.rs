@@ -57,6 +57,24 @@ pub fn open(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
             cause,
         })?;
     }
+    // Setting up a new database (page size, switch to WAL, schema) takes locks for which
+    // SQLite does not always call the busy handler: a second session opening the same fresh
+    // database at that moment gets SQLITE_BUSY at once. Such failures are retried, with
+    // backoff, for as long as the busy timeout allows.
+    let started = std::time::Instant::now();
+    let mut backoff = Duration::from_millis(1);
+    loop {
+        match open_once(path, busy) {
+            Err(AuditError::Open { cause, .. }) if is_busy(&cause) && started.elapsed() < busy => {
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(Duration::from_millis(50));
+            }
+            res => return res,
+        }
+    }
+}
+
+fn open_once(path: &Path, busy: Duration) -> Result<Connection, AuditError> {
     let open_err = |cause: rusqlite::Error| AuditError::Open {
         path: path.to_path_buf(),
         cause,

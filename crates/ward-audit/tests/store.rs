@@ -764,15 +764,20 @@ fn tmpfs_child() {
 
 #[test]
 fn two_sessions_can_write_the_same_database_at_once() {
+    // Four, in fact, released together onto a database that does not exist yet: each one's
+    // setup (WAL switch, schema) meets the others' locks.
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let ids = ["20261129-190000-000a", "20261129-190000-000b"];
+    let ids = ["20261129-190000-000a", "20261129-190000-000b", "20261129-190000-000c", "20261129-190000-000d"];
+    let start = std::sync::Arc::new(std::sync::Barrier::new(ids.len()));
     let threads: Vec<_> = ids
         .iter()
         .map(|id| {
             let db = db.clone();
             let id = id.to_string();
+            let start = start.clone();
             std::thread::spawn(move || {
+                start.wait();
                 let w = Writer::start_with(
                     &db,
                     meta(&id),
