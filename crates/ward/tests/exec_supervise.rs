@@ -20,6 +20,18 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// `python3`, natively or under `ward exec --mode audit --sandbox off` (state in `state`), for
+/// tests that compare the two.
+fn python(under_ward: bool, state: &Path) -> Command {
+    if under_ward {
+        let mut c = Command::new(ward());
+        c.env("XDG_STATE_HOME", state).args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--", "python3"]);
+        c
+    } else {
+        Command::new("python3")
+    }
+}
+
 fn exec(state: &Path, cwd: &Path, cmd: &[&str]) -> Run {
     let events_path = state.join("events.jsonl");
     let out = Command::new(ward())
@@ -300,13 +312,7 @@ fn emulated_calls_behave_exactly_as_the_kernel_does() {
         let dir = tempfile::tempdir().unwrap();
         let work = dir.path().join("w");
         std::fs::create_dir(&work).unwrap();
-        let mut cmd = if under_ward {
-            let mut c = Command::new(ward());
-            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--", "python3"]);
-            c
-        } else {
-            Command::new("python3")
-        };
+        let mut cmd = python(under_ward, dir.path());
         let out = cmd
             .arg(&script)
             .env("SEMANTICS_MARK", "1")
@@ -375,13 +381,7 @@ fn paths_resolve_in_the_callers_own_mount_namespace_and_root() {
         let dir = tempfile::tempdir().unwrap();
         let work = dir.path().join("w");
         std::fs::create_dir(&work).unwrap();
-        let mut cmd = if under_ward {
-            let mut c = Command::new(ward());
-            c.env("XDG_STATE_HOME", dir.path()).args(["exec", "-q", "--mode", "audit", "--sandbox", "off", "--", "python3"]);
-            c
-        } else {
-            Command::new("python3")
-        };
+        let mut cmd = python(under_ward, dir.path());
         let out = cmd.arg(&script).arg(&work).stdin(Stdio::null()).output().unwrap();
         assert!(out.status.success(), "under ward: {under_ward}: {}", String::from_utf8_lossy(&out.stderr));
         let host: Vec<String> = std::fs::read_dir(work.join("mnt"))
