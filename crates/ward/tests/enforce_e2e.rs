@@ -251,6 +251,14 @@ reason = "e2e: a read a person must approve"
     env.chown();
 }
 
+/// The event of the held read of `held.txt` that went to review.
+fn review_event<'a>(run: &'a Run, user: &str) -> &'a serde_json::Value {
+    run.events
+        .iter()
+        .find(|e| mentions(e, "held.txt") && e["verdict"] == "review")
+        .unwrap_or_else(|| panic!("[{user}] no review event:\n{}", run.dump()))
+}
+
 fn held_line(out: &str) -> Option<(String, f64, u64)> {
     let l = out.lines().find(|l| l.starts_with("HELD "))?;
     let field = |k: &str| {
@@ -358,11 +366,7 @@ fn review_holds_only_the_calling_thread_and_times_out_to_deny() {
             user.name
         );
         assert!(ticks >= 50, "[{}] the other thread should keep working while the read waits: {ticks} ticks in {took} s", user.name);
-        let ev = run
-            .events
-            .iter()
-            .find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
-        let ev = ev.unwrap_or_else(|| panic!("[{}] no review event:\n{}", user.name, run.dump()));
+        let ev = review_event(&run, &user.name);
         assert_eq!(ev["action"], "deny", "[{}] {ev}", user.name);
         assert_eq!(ev["by"], "timeout", "[{}] {ev}", user.name);
     }
@@ -395,11 +399,7 @@ fn without_a_terminal_the_headless_action_denies() {
             "[{}] headless: no one to wait for, took {took}",
             user.name
         );
-        let ev = run
-            .events
-            .iter()
-            .find(|e| mentions(e, "held.txt") && e["verdict"] == "review");
-        let ev = ev.unwrap_or_else(|| panic!("[{}] no review event:\n{}", user.name, run.dump()));
+        let ev = review_event(&run, &user.name);
         assert_eq!(ev["action"], "deny", "[{}] {ev}", user.name);
         assert_eq!(ev["by"], "headless", "[{}] {ev}", user.name);
     }
