@@ -212,6 +212,15 @@ impl Env {
         c
     }
 
+    /// The probe entering the sandbox of `plan`, then running `args` (`--builtin NAME …` or
+    /// `-- CMD …`), as this user.
+    fn in_sandbox(&self, plan: &Path, args: &[&str]) -> Command {
+        let probe = probe();
+        let mut argv = vec![probe.to_str().unwrap(), plan.to_str().unwrap()];
+        argv.extend(args);
+        self.command(&argv)
+    }
+
     fn plan(&self, mode: &str, supervised: bool) -> PathBuf {
         self.plan_with(mode, supervised, &[])
     }
@@ -259,15 +268,7 @@ impl Env {
 
     fn sh_in_with(&self, mode: &str, script: &str, extra_secrets: &[PathBuf]) -> Output {
         let plan = self.plan_with(mode, false, extra_secrets);
-        let probe = probe();
-        self.command(&[
-            probe.to_str().unwrap(),
-            plan.to_str().unwrap(),
-            "--",
-            "/bin/sh",
-            "-c",
-            script,
-        ])
+        self.in_sandbox(&plan, &["--", "/bin/sh", "-c", script])
         .output()
         .unwrap()
     }
@@ -701,14 +702,8 @@ fn the_returned_pid_is_the_commands_pid_in_wards_namespace() {
     for user in users() {
         let env = Env::new(&user);
         let plan = env.plan("workspace-write", true);
-        let probe = probe();
         let mut child = env
-            .command(&[
-                probe.to_str().unwrap(),
-                plan.to_str().unwrap(),
-                "--builtin",
-                "pid",
-            ])
+            .in_sandbox(&plan, &["--builtin", "pid"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -774,17 +769,9 @@ fn exit_status_and_signals_pass_through() {
 
         // SIGTERM sent to the monitor reaches the command (through pid 1).
         let plan = env.plan("workspace-write", false);
-        let probe = probe();
         let script = "trap 'exit 42' TERM; echo ready; sleep 1000 & wait";
         let mut child = env
-            .command(&[
-                probe.to_str().unwrap(),
-                plan.to_str().unwrap(),
-                "--",
-                "/bin/sh",
-                "-c",
-                script,
-            ])
+            .in_sandbox(&plan, &["--", "/bin/sh", "-c", script])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -804,19 +791,11 @@ fn the_helpers_hold_none_of_the_callers_pipes() {
     for user in users() {
         let env = Env::new(&user);
         let plan = env.plan("workspace-write", false);
-        let probe = probe();
         // The command closes its stdout and waits: the pipe must reach EOF now, while the
         // monitor and the namespace's init still run.
         let script = "echo hi; exec 1>&-; read line";
         let mut child = env
-            .command(&[
-                probe.to_str().unwrap(),
-                plan.to_str().unwrap(),
-                "--",
-                "/bin/sh",
-                "-c",
-                script,
-            ])
+            .in_sandbox(&plan, &["--", "/bin/sh", "-c", script])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -977,15 +956,8 @@ fn masked_sockets_cannot_be_connected() {
         );
         // ...masked as a secret: refused by the sandbox itself.
         let plan = env.plan_with("workspace-write", false, std::slice::from_ref(&sock));
-        let probe = probe();
         let out = env
-            .command(&[
-                probe.to_str().unwrap(),
-                plan.to_str().unwrap(),
-                "--builtin",
-                "unix",
-                path,
-            ])
+            .in_sandbox(&plan, &["--builtin", "unix", path])
             .output()
             .unwrap();
         assert_eq!(
@@ -1025,19 +997,11 @@ fn extra_writable_roots_may_be_folders_or_files() {
             &[],
             &[cache.clone(), state.clone()],
         );
-        let probe = probe();
         let script =
             "echo c > \"$HOME/.cache/c\" && echo '{\"a\":1}' > \"$HOME/.agent.json\" && echo ok; \
                       echo x > \"$HOME/.other\" 2>/dev/null || echo home-read-only";
         let out = env
-            .command(&[
-                probe.to_str().unwrap(),
-                plan.to_str().unwrap(),
-                "--",
-                "/bin/sh",
-                "-c",
-                script,
-            ])
+            .in_sandbox(&plan, &["--", "/bin/sh", "-c", script])
             .output()
             .unwrap();
         assert_eq!(
@@ -1070,16 +1034,8 @@ fn git_commit_works_in_a_linked_worktree_and_a_subfolder() {
             std::os::unix::fs::chown(&plan_path, Some(user.uid), Some(user.gid)).unwrap();
             let script = "set -e; echo x > n.txt; git add n.txt; git commit -qm inside; \
                           echo h > \"$(git rev-parse --git-common-dir)/hooks/post-commit\" 2>/dev/null && echo hook-written || echo hook-refused";
-            let probe = probe();
             let out = env
-                .command(&[
-                    probe.to_str().unwrap(),
-                    plan_path.to_str().unwrap(),
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    script,
-                ])
+                .in_sandbox(&plan_path, &["--", "/bin/sh", "-c", script])
                 .current_dir(&project)
                 .output()
                 .unwrap();
