@@ -10,3 +10,7 @@ export WARD_AGENTS_BIN=${WARD_AGENTS_BIN:-${WARD_AGENTS_DIR:-$HOME/.cache/ward-t
 export CARGO_TERM_COLOR=never
 cargo build --release --workspace --all-targets
 cargo test --release --workspace -- --test-threads=2
+# The README's first command, as written there (it broke once when the workspace gained a
+# second binary).
+cargo run --release -q -- demo >/dev/null
+echo "README: cargo run --release -- demo: ok"
