@@ -223,8 +223,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Reads a NUL-terminated string (at most 4096 bytes) from the caller.
+    /// Reads a NUL-terminated string (at most 4096 bytes) from the caller, then checks that
+    /// the notification is still live (the memory read was the caller's).
     fn read_cstring(&self, addr: u64) -> Result<Vec<u8>, i32> {
+        let s = self.read_cstring_unchecked(addr)?;
+        if !sys::notif_id_valid(self.sh.listener.as_fd(), self.n.id) {
+            return Err(libc::ESRCH);
+        }
+        Ok(s)
+    }
+
+    /// [`Ctx::read_cstring`] without the liveness check: the caller checks once after all its
+    /// reads.
+    fn read_cstring_unchecked(&self, addr: u64) -> Result<Vec<u8>, i32> {
         if addr == 0 {
             return Err(libc::EFAULT);
         }
@@ -241,9 +252,6 @@ impl<'a> Ctx<'a> {
             }
             if let Some(nul) = chunk[..got].iter().position(|&b| b == 0) {
                 out.extend_from_slice(&chunk[..nul]);
-                if !sys::notif_id_valid(self.sh.listener.as_fd(), self.n.id) {
-                    return Err(libc::ESRCH);
-                }
                 return Ok(out);
             }
             out.extend_from_slice(&chunk[..got]);
@@ -909,18 +917,34 @@ impl<'a> Ctx<'a> {
         if addr == 0 {
             return Ok(argv);
         }
-        let mut total = 0usize;
-        for i in 0..4096u64 {
-            let p = self.read_u64(addr + i * 8)?;
-            if p == 0 {
-                break;
+        // The pointer array, read up to the end of each page at once (one read, not one per
+        // pointer), then the strings; the notification's liveness is checked once at the end.
+        const MAX_ARGS: usize = 4096;
+        let mut pointers = Vec::new();
+        let mut at = addr;
+        'array: while pointers.len() < MAX_ARGS {
+            let to_page_end = (4096 - (at % 4096) as usize) / 8 * 8;
+            let chunk = self.read_bytes(at, to_page_end.max(8))?;
+            for p in chunk.chunks_exact(8) {
+                let p = u64::from_ne_bytes(p.try_into().map_err(|_| libc::EFAULT)?);
+                if p == 0 || pointers.len() == MAX_ARGS {
+                    break 'array;
+                }
+                pointers.push(p);
             }
-            let s = self.read_cstring(p)?;
+            at += chunk.len() as u64;
+        }
+        let mut total = 0usize;
+        for p in pointers {
+            let s = self.read_cstring_unchecked(p)?;
             total += s.len();
             argv.push(PathBytes::from(s));
             if total > 256 * 1024 {
                 break;
             }
+        }
+        if !sys::notif_id_valid(self.sh.listener.as_fd(), self.n.id) {
+            return Err(libc::ESRCH);
         }
         Ok(argv)
     }

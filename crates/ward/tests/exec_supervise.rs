@@ -422,3 +422,20 @@ fn a_bubblewrap_sandbox_inside_the_tree_works_as_without_ward() {
     let pivot = r.events.iter().find(|e| e.op.syscall == "pivot_root");
     assert!(pivot.is_some(), "bwrap's pivot_root is recorded");
 }
+
+#[test]
+fn a_long_argv_is_recorded_whole() {
+    // 3000 arguments: the pointer array spans several pages and is read a page at a time.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import os; os.execv('/bin/true', ['true'] + ['a%d' % i for i in range(3000)])";
+    let r = exec(dir.path(), dir.path(), &["python3", "-c", script]);
+    assert_eq!(r.code, 0);
+    let e = r
+        .events
+        .iter()
+        .find(|e| e.op.op_kind() == OpKind::ProcExec && path_of(e) == "/usr/bin/true")
+        .expect("the exec of true");
+    let argv: Vec<String> = e.op.argv.as_ref().unwrap().iter().map(|a| a.to_string_lossy()).collect();
+    let want: Vec<String> = std::iter::once("true".to_string()).chain((0..3000).map(|i| format!("a{i}"))).collect();
+    assert_eq!(argv, want);
+}
