@@ -19,7 +19,8 @@
 //! printed, not compared.
 //!
 //! The CLIs come from `WARD_AGENTS_BIN` (scripts/setup-test-deps.sh installs them) or PATH; when
-//! they are missing the tests print why and pass. Needs `strace` and `unshare` (util-linux).
+//! they are missing the tests print why and pass, as they do without `strace` or where no private
+//! PID namespace can be made (`unshare`, util-linux).
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -82,14 +83,11 @@ impl Bench {
         let _ = std::fs::remove_dir_all(&self.home);
         std::fs::create_dir_all(&self.home).unwrap();
         prepare(&self.home);
-        let mut ns = vec!["unshare"];
-        if !is_root() {
-            ns.push("--map-root-user");
-        }
-        ns.extend(["--pid", "--fork", "--mount-proc", "sh"]);
+        let ns = pid_namespace();
         let script = fixture("bystanders.sh");
         let status = Command::new(ns[0])
             .args(&ns[1..])
+            .arg("sh")
             .arg(&script)
             .args(tool)
             .args(agent)
@@ -152,6 +150,32 @@ impl Bench {
     }
 }
 
+/// `unshare` into a private PID namespace with its own /proc (as root, or mapped to root in a
+/// user namespace).
+fn pid_namespace() -> Vec<&'static str> {
+    let mut ns = vec!["unshare"];
+    if !is_root() {
+        ns.push("--map-root-user");
+    }
+    ns.extend(["--pid", "--fork", "--mount-proc"]);
+    ns
+}
+
+/// Whether strace runs and a private PID namespace can be made here; says why not.
+fn can_compare() -> bool {
+    let ns = pid_namespace();
+    let works = |cmd: &[&str]| Command::new(cmd[0]).args(&cmd[1..]).output().is_ok_and(|o| o.status.success());
+    if !works(&["strace", "-V"]) {
+        eprintln!("SKIPPED: strace is not installed (scripts/setup-test-deps.sh installs it)");
+        return false;
+    }
+    if !works(&[ns.as_slice(), &["true"]].concat()) {
+        eprintln!("SKIPPED: cannot make a private PID namespace here ({})", ns.join(" "));
+        return false;
+    }
+    true
+}
+
 fn is_root() -> bool {
     Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false)
 }
@@ -205,6 +229,9 @@ fn claude_startup_matches_strace_within_5_percent() {
         eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
         return;
     };
+    if !can_compare() {
+        return;
+    }
     let bench = Bench::new(&claude);
     let c = claude.to_str().unwrap();
     let (ward, strace) = bench.compare(&[c, "-p", "say hi"], "claude-code", &|_| {});
@@ -266,6 +293,9 @@ fn codex_startup_matches_strace_within_5_percent() {
         eprintln!("SKIPPED: codex not found (set WARD_AGENTS_BIN)");
         return;
     };
+    if !can_compare() {
+        return;
+    }
     let mut server =
         Server(Command::new("python3").arg(fixture("openai_400.py")).stdout(Stdio::piped()).spawn().unwrap());
     let mut port = String::new();
