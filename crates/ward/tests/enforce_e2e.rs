@@ -279,21 +279,32 @@ fn held_line(out: &str) -> Option<(String, f64, u64)> {
     ))
 }
 
+/// The command whose read of `held.txt` goes to review: `python3 held.py held.txt`.
+fn held_command(env: &Env) -> Vec<String> {
+    let held = env.base.join("held.py");
+    let target = env.project.join("held.txt");
+    vec!["/usr/bin/python3".into(), held.display().to_string(), target.display().to_string()]
+}
+
+/// Runs held.py under ward with no terminal (the headless action applies); returns its HELD
+/// line's result and time, and the run.
+fn held_headless(env: &Env, user: &str) -> (String, f64, Run) {
+    let cmd = held_command(env);
+    let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
+    let run = env.ward(&["--mode", "enforce", "--review-timeout", "2"], &cmd);
+    let (result, took, _) =
+        held_line(&run.stdout()).unwrap_or_else(|| panic!("[{user}] no HELD line:\n{}", run.dump()));
+    (result, took, run)
+}
+
 /// Runs held.py under ward in a real pty (pty_drive.py), answering `keys` when the question
 /// shows (empty: never answer). Runs the driver as the test user so the pty is theirs.
 fn held_in_pty(env: &Env, keys: &str, extra: &[&str]) -> (String, Run) {
     let mut opts = vec!["--mode", "enforce", "--review-timeout", "2"];
     opts.extend_from_slice(extra);
-    let held = env.base.join("held.py");
-    let target = env.project.join("held.txt");
-    let (argv, events) = env.ward_argv(
-        &opts,
-        &[
-            "/usr/bin/python3",
-            held.to_str().unwrap(),
-            target.to_str().unwrap(),
-        ],
-    );
+    let held = held_command(env);
+    let held: Vec<&str> = held.iter().map(String::as_str).collect();
+    let (argv, events) = env.ward_argv(&opts, &held);
     let driver = env.base.join("pty_drive.py");
     std::fs::copy(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pty_drive.py"),
@@ -331,16 +342,9 @@ fn review_holds_only_the_calling_thread_and_times_out_to_deny() {
     for user in users() {
         let env = Env::new(&user);
         review_config(&env);
-        let held = env.base.join("held.py");
-        let target = env.project.join("held.txt");
-        let native = env
-            .command(&[
-                "/usr/bin/python3",
-                held.to_str().unwrap(),
-                target.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
+        let held = held_command(&env);
+        let held: Vec<&str> = held.iter().map(String::as_str).collect();
+        let native = env.command(&held).output().unwrap();
         assert!(
             String::from_utf8_lossy(&native.stdout).contains("result=ok HELD-CONTENT"),
             "[{}] natively: {native:?}",
@@ -377,18 +381,7 @@ fn without_a_terminal_the_headless_action_denies() {
     for user in users() {
         let env = Env::new(&user);
         review_config(&env);
-        let held = env.base.join("held.py");
-        let target = env.project.join("held.txt");
-        let run = env.ward(
-            &["--mode", "enforce", "--review-timeout", "2"],
-            &[
-                "/usr/bin/python3",
-                held.to_str().unwrap(),
-                target.to_str().unwrap(),
-            ],
-        );
-        let (result, took, _) = held_line(&run.stdout())
-            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
+        let (result, took, run) = held_headless(&env, &user.name);
         assert!(
             result.starts_with("err"),
             "[{}] headless: the read should be denied: {result}",
@@ -428,18 +421,7 @@ fn an_always_answer_persists_and_applies_in_the_next_session() {
             user.name
         );
         // The next session, headless: allowed without a question.
-        let held = env.base.join("held.py");
-        let target = env.project.join("held.txt");
-        let run = env.ward(
-            &["--mode", "enforce", "--review-timeout", "2"],
-            &[
-                "/usr/bin/python3",
-                held.to_str().unwrap(),
-                target.to_str().unwrap(),
-            ],
-        );
-        let (result, _, _) = held_line(&run.stdout())
-            .unwrap_or_else(|| panic!("[{}] no HELD line:\n{}", user.name, run.dump()));
+        let (result, _, run) = held_headless(&env, &user.name);
         assert_eq!(
             result,
             "ok HELD-CONTENT",
