@@ -19,20 +19,15 @@
 //! CODEX_HOME defaults to `~/.codex`; the test HOME is under /var/tmp (Codex refuses a
 //! CODEX_HOME under /tmp for its helper links).
 
+#[path = "fixtures/agents/cli.rs"]
+mod cli;
+use cli::agent_cli;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const WARD: &str = env!("CARGO_BIN_EXE_ward");
-
-fn find(bin: &str) -> Option<PathBuf> {
-    let dirs = std::env::var_os("WARD_AGENTS_BIN")
-        .into_iter()
-        .chain(std::env::var_os("PATH"))
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>());
-    dirs.map(|d| d.join(bin)).find(|p| p.exists())
-}
 
 struct Base {
     _dir: tempfile::TempDir,
@@ -45,6 +40,23 @@ struct Base {
 const NPM_SECRET: &str = "//registry.npmjs.org/:_authToken=SECRET-npm-4f1a";
 
 impl Base {
+    /// Runs `cmd` natively and under `ward exec --profile PROFILE` (default sandbox and mode):
+    /// the exit code and message must be the same. Returns the session's events.
+    fn same_as_without_ward(&self, profile: &str, cmd: &[&str]) -> Vec<Value> {
+        let native = self.command(cmd, &[]).output().unwrap();
+        let (out, evs) = self.ward(&["--profile", profile], cmd, &[], profile);
+        eprintln!(
+            "native: {:?} {:?}; ward: {:?} {:?}",
+            native.status.code(),
+            message(&native),
+            out.status.code(),
+            message(&out)
+        );
+        assert_eq!(out.status.code(), native.status.code(), "exit codes differ");
+        assert_eq!(message(&out), message(&native), "messages differ");
+        evs
+    }
+
     fn new(bin: &Path) -> Base {
         let dir = tempfile::Builder::new()
             .prefix("ward-agents-")
@@ -133,28 +145,12 @@ fn denied_about<'a>(evs: &'a [Value], needle: &str) -> Vec<&'a Value> {
 
 #[test]
 fn claude_p_hi_behaves_as_without_ward() {
-    let Some(claude) = find("claude") else {
-        eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
+    let Some(claude) = agent_cli("claude") else {
         return;
     };
     let b = Base::new(&claude);
     let c = claude.to_str().unwrap();
-    let native = b.command(&[c, "-p", "hi"], &[]).output().unwrap();
-    let (out, evs) = b.ward(
-        &["--profile", "claude-code"],
-        &[c, "-p", "hi"],
-        &[],
-        "claude",
-    );
-    eprintln!(
-        "native: {:?} {:?}; ward: {:?} {:?}",
-        native.status.code(),
-        message(&native),
-        out.status.code(),
-        message(&out)
-    );
-    assert_eq!(out.status.code(), native.status.code(), "exit codes differ");
-    assert_eq!(message(&out), message(&native), "messages differ");
+    let evs = b.same_as_without_ward("claude-code", &[c, "-p", "hi"]);
     let sweep = denied_about(&evs, "/environ");
     assert!(
         !sweep.is_empty(),
@@ -166,23 +162,12 @@ fn claude_p_hi_behaves_as_without_ward() {
 
 #[test]
 fn codex_exec_hi_behaves_as_without_ward() {
-    let Some(codex) = find("codex") else {
-        eprintln!("SKIPPED: codex not found (set WARD_AGENTS_BIN)");
+    let Some(codex) = agent_cli("codex") else {
         return;
     };
     let b = Base::new(&codex);
     let c = codex.to_str().unwrap();
-    let native = b.command(&[c, "exec", "hi"], &[]).output().unwrap();
-    let (out, evs) = b.ward(&["--profile", "codex"], &[c, "exec", "hi"], &[], "codex");
-    eprintln!(
-        "native: {:?} {:?}; ward: {:?} {:?}",
-        native.status.code(),
-        message(&native),
-        out.status.code(),
-        message(&out)
-    );
-    assert_eq!(out.status.code(), native.status.code(), "exit codes differ");
-    assert_eq!(message(&out), message(&native), "messages differ");
+    let evs = b.same_as_without_ward("codex", &[c, "exec", "hi"]);
     let auth = b.home.join(".codex/auth.json").display().to_string();
     assert!(
         evs.iter()
@@ -280,8 +265,7 @@ fn session(claude: &Path, under_ward: bool) -> (Base, Output, Vec<Value>, String
 
 #[test]
 fn a_scripted_claude_code_session_finishes_and_the_credential_never_reaches_the_model() {
-    let Some(claude) = find("claude") else {
-        eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
+    let Some(claude) = agent_cli("claude") else {
         return;
     };
     // Without ward the same script sends the token to the model: the test can see a leak.

@@ -24,6 +24,9 @@
 //! they are missing the tests print why and pass, as they do without `strace` or where no private
 //! PID namespace can be made (`unshare`, util-linux).
 
+#[path = "fixtures/agents/cli.rs"]
+mod cli;
+use cli::agent_cli;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -32,14 +35,6 @@ use std::process::{Child, Command, Stdio};
 const WARD: &str = env!("CARGO_BIN_EXE_ward");
 const STRACE: &[&str] =
     &["strace", "-f", "-e", "trace=openat,open,connect,execve,getdents64", "-e", "signal=none", "-ttt", "-s", "512"];
-
-fn find(bin: &str) -> Option<PathBuf> {
-    let dirs = std::env::var_os("WARD_AGENTS_BIN")
-        .into_iter()
-        .chain(std::env::var_os("PATH"))
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>());
-    dirs.map(|d| d.join(bin)).find(|p| p.exists())
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents").join(name)
@@ -227,8 +222,7 @@ fn summary_rows<'a>(ward: &Value, strace: &Value) -> Vec<(&'a str, u64, u64)> {
 
 #[test]
 fn claude_startup_matches_strace_within_5_percent() {
-    let Some(claude) = find("claude") else {
-        eprintln!("SKIPPED: claude not found (set WARD_AGENTS_BIN)");
+    let Some(claude) = agent_cli("claude") else {
         return;
     };
     if !can_compare() {
@@ -291,8 +285,7 @@ impl Drop for Server {
 
 #[test]
 fn codex_startup_matches_strace_within_5_percent() {
-    let Some(codex) = find("codex") else {
-        eprintln!("SKIPPED: codex not found (set WARD_AGENTS_BIN)");
+    let Some(codex) = agent_cli("codex") else {
         return;
     };
     if !can_compare() {
