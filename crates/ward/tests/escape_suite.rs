@@ -825,18 +825,9 @@ fn path_str(p: &Option<ward_event::PathBytes>) -> String {
     p.as_ref().map(|p| p.to_string_lossy()).unwrap_or_default()
 }
 
+/// File and directory operations (the kinds whose denials are `EACCES`, exec aside).
 fn is_file_op(k: OpKind) -> bool {
-    matches!(
-        k,
-        OpKind::FileRead
-            | OpKind::FileWrite
-            | OpKind::FileCreate
-            | OpKind::FileDelete
-            | OpKind::FileRename
-            | OpKind::FileLink
-            | OpKind::FileChmod
-            | OpKind::DirList
-    )
+    k.is_file_access() && k != OpKind::ProcExec
 }
 
 /// Whether `e` is about what the case attempted.
