@@ -52,14 +52,7 @@ impl PathMatcherBuilder {
     pub fn build(self) -> Result<PathMatcher, globset::Error> {
         let mut anchored = GlobSetBuilder::new();
         let mut anywhere = GlobSetBuilder::new();
-        let mut m = PathMatcher {
-            anchored: GlobSet::empty(),
-            anchored_ids: Vec::new(),
-            prefixes: HashMap::new(),
-            anywhere: GlobSet::empty(),
-            anywhere_ids: Vec::new(),
-            needles: Some(Vec::new()),
-        };
+        let mut m = PathMatcher::empty();
         for (p, id) in &self.patterns {
             let g = compile_glob(p)?;
             let bytes = p.as_bytes();
