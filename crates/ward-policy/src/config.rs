@@ -929,8 +929,7 @@ pub fn load(req: &LoadRequest) -> Result<Resolved, ConfigError> {
         match read_optional(path)? {
             Some(text) => {
                 let layer = parse_layer(Origin::File(path.clone()), path.display().to_string(), text)?;
-                if let Some(m) = &layer.file.meta {
-                    let _ = m;
+                if layer.file.meta.is_some() {
                     return Err(layer.err_at(find_span(&layer.text, "[meta]"), "[meta] belongs in a profile file, not in a config file"));
                 }
                 layers_info.push(LayerInfo { origin: layer.origin.clone(), applied: true, note: String::new() });

@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::filters;
 use crate::paths::expand_home_in_arg;
-use crate::schema::{Access, ApprovedFile, RuleAction};
+use crate::schema::{Access, ApprovedFile};
 use crate::shell;
 use crate::matcher::{PathMatcher, PathMatcherBuilder};
 use globset::GlobMatcher;
@@ -836,7 +836,6 @@ fn compile(r: &Resolved, project: &Path, home: &Path) -> Compiled {
     let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
     let writable = r.sandbox.writable.iter().map(|w| bytes(Path::new(&rehome(&w.to_string_lossy())))).collect();
     let protected = r.sandbox.protected.iter().map(|w| bytes(Path::new(&rehome(&w.to_string_lossy())))).collect();
-    let _ = RuleAction::Allow;
     Compiled {
         profile: r.profile.clone(),
         home_str: home.to_string_lossy().into_owned(),

@@ -9,7 +9,7 @@
 use crate::flags;
 use crate::pathutil;
 use crate::proctable::{PendingExec, ProcFacts};
-use crate::supervisor::{Enforcement, Notif, Shared};
+use crate::supervisor::{Notif, Shared};
 use crate::syscalls::{self, Class};
 use crate::sys;
 use std::ffi::CString;
@@ -1551,7 +1551,6 @@ impl<'a> Ctx<'a> {
         }
         let decision = self.sh.builtin("escape", reason);
         let errno = if name.starts_with("io_uring") { libc::ENOSYS } else { libc::EPERM };
-        let _ = Enforcement::Audit;
         Ok(Handled::Op {
             actor,
             op,
