@@ -62,7 +62,6 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// Whether to colour output written to stdout: `auto` means a TTY and no `NO_COLOR`.
-    #[allow(dead_code)]
     pub fn enabled(self) -> bool {
         match self {
             ColorChoice::Always => true,

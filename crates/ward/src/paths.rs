@@ -11,7 +11,6 @@ pub fn state_dir() -> anyhow::Result<PathBuf> {
 }
 
 /// `$XDG_CONFIG_HOME/ward` (default `~/.config/ward`).
-#[allow(dead_code)]
 pub fn config_dir() -> anyhow::Result<PathBuf> {
     if let Some(dir) = std::env::var_os("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir).join("ward"));
